@@ -1,0 +1,32 @@
+# The two set-up commands of the README, plus the benchmarks. All idempotent.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SEED := encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)
+
+.PHONY: run test bench lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/errdex index pypi:vllm==0.28.0
+	$(BIN)/errdex show "$(SEED)"
+
+lint: $(STAMP)
+	$(BIN)/ruff check errdex tests benchmarks
+	$(BIN)/ruff format --check errdex tests benchmarks
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest -n 2 -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

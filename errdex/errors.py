@@ -1,0 +1,44 @@
+# errdex's own exceptions. Every one says what went wrong, with the offending value,
+# and how to fix it; the CLI prints them without a traceback.
+#
+#   ErrdexError
+#   ├── SourceError        a SOURCE cannot be turned into a snapshot
+#   │   ├── NotFoundError      no such package, version, path or revision
+#   │   ├── NetworkError       the package index could not be reached
+#   │   └── UnsafeArchiveError an archive tries to escape, links out or is too big
+#   ├── StoreError         the database cannot be opened, is too new, or is corrupt
+#   ├── ErrorNotFound      no error with that id (or message) in the store
+#   └── InputTooLarge      user text over the size cap
+from __future__ import annotations
+
+
+class ErrdexError(Exception):
+    """Base of every error errdex raises on purpose."""
+
+
+class SourceError(ErrdexError):
+    """A SOURCE could not be turned into a snapshot."""
+
+
+class NotFoundError(SourceError):
+    """The package, version, directory or revision does not exist."""
+
+
+class NetworkError(SourceError):
+    """The package index or repository could not be reached."""
+
+
+class UnsafeArchiveError(SourceError):
+    """An archive member escapes the target, links outside it, or exceeds a cap."""
+
+
+class StoreError(ErrdexError):
+    """The database cannot be used as it is."""
+
+
+class ErrorNotFound(ErrdexError):
+    """No error site with the given id or message."""
+
+
+class InputTooLarge(ErrdexError):
+    """User-supplied text is over the size cap."""

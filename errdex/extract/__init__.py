@@ -1,0 +1,188 @@
+# The extract stage: read a snapshot's package files (never import them) and yield its
+# error sites. Files are parsed in parallel worker processes; results are cached by
+# content hash, so a re-index parses only files whose content changed.
+from __future__ import annotations
+
+import gc
+import hashlib
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, Outcome, digest, facts_key
+from errdex.extract.facts import FileFacts
+from errdex.extract.files import module_name, python_files
+from errdex.extract.link import Linker
+from errdex.extract.parse import Skip, parse_file
+from errdex.model import ErrorSite, SkippedFile, Snapshot
+
+__all__ = ["EXTRACTOR_VERSION", "Extraction", "TreeScan", "extract", "parse_file", "scan"]
+
+Progress = Callable[[int, int], None]
+_PARALLEL_FROM = 48  # below this many files, worker start-up costs more than it saves
+_BATCH = 24
+
+
+@dataclass(frozen=True, slots=True)
+class TreeScan:
+    """The package files of a snapshot with their content digests."""
+
+    files: tuple[tuple[str, str], ...]  # (relative path, digest)
+    unreadable: tuple[SkippedFile, ...]
+    tree_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    sites: tuple[ErrorSite, ...]
+    facts: tuple[FileFacts, ...]  # what each parsed file declares, for later stages
+    files: int
+    parsed: int
+    skipped: tuple[SkippedFile, ...]
+    tree_hash: str
+
+
+def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
+    """Digest every package file; unchanged files (same size and mtime) are not read."""
+    root = snapshot.root
+    paths = list(python_files(root, snapshot.code_paths))
+    absolute = [str(root / p) for p in paths]
+    known = cache.known_digests(absolute)
+    files: list[tuple[str, str]] = []
+    unreadable: list[SkippedFile] = []
+    fresh: list[tuple[str, int, int, str]] = []
+    for rel, full in zip(paths, absolute, strict=True):
+        try:
+            stat = os.stat(full)
+            seen = known.get(full)
+            if seen is not None and seen[0] == stat.st_size and seen[1] == stat.st_mtime_ns:
+                files.append((rel, seen[2]))
+                continue
+            with open(full, "rb") as handle:
+                file_digest = digest(handle.read())
+        except OSError as exc:
+            unreadable.append(SkippedFile(path=rel, reason=f"cannot read: {exc.strerror}"))
+            continue
+        files.append((rel, file_digest))
+        fresh.append((full, stat.st_size, stat.st_mtime_ns, file_digest))
+    cache.remember_digests(fresh)
+    tree = hashlib.blake2b(EXTRACTOR_VERSION.encode(), digest_size=16)
+    for rel, file_digest in files:
+        tree.update(f"{rel}\0{file_digest}\n".encode())
+    return TreeScan(files=tuple(files), unreadable=tuple(unreadable), tree_hash=tree.hexdigest())
+
+
+def extract(
+    snapshot: Snapshot,
+    tree: TreeScan,
+    cache: FactsCache,
+    *,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> Extraction:
+    """Return every error site of the scanned tree, parsing only what the cache lacks."""
+    keys = {rel: facts_key(rel, file_digest) for rel, file_digest in tree.files}
+    outcomes: dict[str, Outcome] = {}
+    cached = cache.load(list(keys.values()))
+    todo: list[str] = []
+    for rel, key in keys.items():
+        if key in cached:
+            outcomes[rel] = cached[key]
+        else:
+            todo.append(rel)
+    total = len(keys)
+    if progress:
+        progress(len(outcomes), total)
+    parsed = _parse_all(
+        snapshot.root, todo, workers, lambda n: progress and progress(n, total), done=len(outcomes)
+    )
+    outcomes.update(parsed)
+    cache.save((keys[rel], outcome) for rel, outcome in parsed.items())
+    facts: list[FileFacts] = []
+    skipped = list(tree.unreadable)
+    for rel, _ in tree.files:
+        outcome = outcomes[rel]
+        if isinstance(outcome, str):
+            skipped.append(SkippedFile(path=rel, reason=outcome))
+        else:
+            facts.append(outcome)
+
+    def revisit(rel: str, module: str, lines: frozenset[int]) -> FileFacts | None:
+        try:
+            data = (snapshot.root / rel).read_bytes()
+            return parse_file(data, rel, module, want_calls=lines)
+        except (OSError, Skip):
+            return None
+
+    linker = Linker(snapshot.package, facts, revisit)
+    return Extraction(
+        sites=tuple(linker.sites()),
+        facts=tuple(facts),
+        files=total + len(tree.unreadable),
+        parsed=len(parsed),
+        skipped=tuple(skipped),
+        tree_hash=tree.tree_hash,
+    )
+
+
+def parse_batch(root: str, paths: list[str]) -> list[tuple[str, Outcome]]:
+    """Parse files under `root` (runs in a worker process)."""
+    # ASTs hold no reference cycles; the cyclic collector only slows their creation.
+    gc.disable()
+    out: list[tuple[str, Outcome]] = []
+    for rel in paths:
+        try:
+            with open(os.path.join(root, rel), "rb") as handle:
+                data = handle.read()
+            out.append((rel, parse_file(data, rel, module_name(rel))))
+        except Skip as exc:
+            out.append((rel, str(exc)))
+        except OSError as exc:
+            out.append((rel, f"cannot read: {exc.strerror}"))
+        except MemoryError:
+            out.append((rel, "out of memory while parsing"))
+    gc.enable()
+    return out
+
+
+def _parse_all(
+    root: Path,
+    paths: list[str],
+    workers: int | None,
+    progress: Callable[[int], object],
+    *,
+    done: int,
+) -> dict[str, Outcome]:
+    workers = workers or os.cpu_count() or 1
+    results: dict[str, Outcome] = {}
+    if workers == 1 or len(paths) < _PARALLEL_FROM:
+        for rel in paths:
+            results.update(parse_batch(str(root), [rel]))
+            progress(done + len(results))
+        return results
+    by_size = sorted(paths, key=lambda p: _size(root / p), reverse=True)
+    batches = [by_size[i : i + _BATCH] for i in range(0, len(by_size), _BATCH)]
+    with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
+        futures = [pool.submit(parse_batch, str(root), batch) for batch in batches]
+        for future in as_completed(futures):
+            results.update(future.result())
+            progress(done + len(results))
+    return results
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    # fork starts workers in milliseconds; it is only safe while we run no other threads.
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")

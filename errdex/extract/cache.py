@@ -1,0 +1,114 @@
+# Per-file results cached by content hash, and file digests cached by (size, mtime),
+# so a re-index reads and parses only what changed. One SQLite file in the cache dir.
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sqlite3
+import zlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from errdex.extract.facts import FileFacts
+
+
+def _code_version() -> str:
+    """A digest of the code that turns a file into facts: any change to it is a new version."""
+    here = Path(__file__).parent
+    parts = [*sorted(here.glob("*.py")), here.parent / "model.py"]
+    return hashlib.blake2b(b"".join(p.read_bytes() for p in parts), digest_size=8).hexdigest()
+
+
+# Cached facts and stored trees made by other extractor code are not reused.
+EXTRACTOR_VERSION = _code_version()
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS digests (
+    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    digest TEXT NOT NULL
+);
+"""
+
+Outcome = FileFacts | str  # the facts, or why the file was skipped
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def facts_key(path: str, file_digest: str) -> str:
+    return f"{EXTRACTOR_VERSION}:{path}:{file_digest}"
+
+
+class FactsCache:
+    """A cache that never fails an index: a broken cache file is started afresh."""
+
+    def __init__(self, path: Path | None):
+        self.db: sqlite3.Connection | None = None
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = self._open(path)
+        except sqlite3.DatabaseError:
+            path.unlink(missing_ok=True)
+            self.db = self._open(path)
+        except OSError:
+            self.db = None
+
+    @staticmethod
+    def _open(path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(path, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+        return db
+
+    def known_digests(self, paths: Sequence[str]) -> dict[str, tuple[int, int, str]]:
+        if self.db is None:
+            return {}
+        out: dict[str, tuple[int, int, str]] = {}
+        for start in range(0, len(paths), 900):
+            chunk = paths[start : start + 900]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                f"SELECT path, size, mtime_ns, digest FROM digests WHERE path IN ({marks})", chunk
+            )
+            for path, size, mtime_ns, file_digest in rows:
+                out[path] = (size, mtime_ns, file_digest)
+        return out
+
+    def remember_digests(self, rows: Iterable[tuple[str, int, int, str]]) -> None:
+        if self.db is not None:
+            with self.db:
+                self.db.executemany("INSERT OR REPLACE INTO digests VALUES (?, ?, ?, ?)", rows)
+
+    def load(self, keys: Sequence[str]) -> dict[str, Outcome]:
+        if self.db is None:
+            return {}
+        out: dict[str, Outcome] = {}
+        for start in range(0, len(keys), 900):
+            chunk = keys[start : start + 900]
+            marks = ",".join("?" * len(chunk))
+            for key, data in self.db.execute(
+                f"SELECT key, data FROM facts WHERE key IN ({marks})", chunk
+            ):
+                try:
+                    out[key] = pickle.loads(zlib.decompress(data))
+                except Exception:  # a stale or damaged entry is just a miss
+                    continue
+        return out
+
+    def save(self, items: Iterable[tuple[str, Outcome]]) -> None:
+        if self.db is not None:
+            rows = [
+                (key, zlib.compress(pickle.dumps(value, pickle.HIGHEST_PROTOCOL), 1))
+                for key, value in items
+            ]
+            with self.db:
+                self.db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?)", rows)
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()

@@ -1,0 +1,48 @@
+# Which files of a snapshot hold package code, and the module name of each.
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+
+
+def python_files(root: Path, code_paths: tuple[str, ...]) -> Iterator[str]:
+    """Relative paths (with "/") of the .py files under `code_paths`, sorted per folder.
+
+    An empty `code_paths` means the whole tree. Hidden folders and symlinked folders
+    are not entered, so a link cannot lead the walk outside the snapshot.
+    """
+    for code_path in code_paths or ("",):
+        start = root / code_path
+        if start.is_file():
+            if start.suffix == ".py" and not start.is_symlink():
+                yield code_path
+            continue
+        yield from _walk(start, root)
+
+
+def _walk(folder: Path, root: Path) -> Iterator[str]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name not in _SKIP_DIRS:
+                yield from _walk(Path(entry.path), root)
+        elif entry.name.endswith(".py") and entry.is_file(follow_symlinks=False):
+            yield Path(entry.path).relative_to(root).as_posix()
+
+
+def module_name(path: str) -> str:
+    """Dotted module of a relative path: "src/pkg/a/__init__.py" -> "pkg.a"."""
+    parts = path.removesuffix(".py").split("/")
+    if parts[0] == "src" and len(parts) > 1:
+        parts = parts[1:]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)

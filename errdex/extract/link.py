@@ -1,0 +1,258 @@
+# Joins the per-file facts into finished ErrorSites: exception names resolved through
+# imports, bases of the codebase's own exceptions, `self.attr` through base classes,
+# calls to raise helpers, and stable ids.
+from __future__ import annotations
+
+import builtins
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from errdex.extract.facts import ArgFact, CallFact, ClassFact, FileFacts, HelperFact, RawSite
+from errdex.extract.templates import merge
+from errdex.identity import site_id
+from errdex.model import (
+    ErrorSite,
+    ExceptionRef,
+    Hole,
+    Input,
+    Message,
+    Part,
+    SourcePos,
+    Text,
+)
+
+_BUILTINS = frozenset(dir(builtins))
+_MAX_HOPS = 8
+
+# Parses a file again, working out the calls at the given lines in full.
+Revisit = Callable[[str, str, frozenset[int]], FileFacts | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _ClassRef:
+    qualname: str  # module-qualified
+    fact: ClassFact
+    file: FileFacts
+
+
+class Linker:
+    def __init__(self, package: str, files: list[FileFacts], revisit: Revisit):
+        self.package = package
+        self.files = files
+        self.revisit = revisit
+        self.modules = {f.module: f for f in files}
+        self.classes: dict[str, _ClassRef] = {}
+        self.helpers: dict[str, tuple[HelperFact, FileFacts]] = {}
+        self.toplevel: dict[str, set[str]] = {}
+        for facts in files:
+            names = self.toplevel.setdefault(facts.module, set())
+            for cls in facts.classes:
+                self.classes[f"{facts.module}.{cls.qualname}"] = _ClassRef(
+                    f"{facts.module}.{cls.qualname}", cls, facts
+                )
+                names.add(cls.qualname.split(".")[0])
+            for helper in facts.helpers:
+                self.helpers[f"{facts.module}.{helper.qualname}"] = (helper, facts)
+                names.add(helper.qualname.split(".")[0])
+        self._ancestors: dict[str, tuple[str, ...]] = {}
+
+    # -- names ----------------------------------------------------------------------
+
+    def resolve(self, name: str, facts: FileFacts) -> str:
+        """The qualified name `name` refers to inside `facts`' module."""
+        head, _, rest = name.partition(".")
+        imports = dict(facts.imports)
+        if head in imports:
+            qualified = imports[head] + ("." + rest if rest else "")
+        elif head in self.toplevel.get(facts.module, ()):
+            qualified = f"{facts.module}.{name}"
+        elif head in _BUILTINS:
+            return f"builtins.{name}"
+        else:
+            return name
+        return self._follow_reexports(qualified)
+
+    def _follow_reexports(self, qualified: str) -> str:
+        for _ in range(_MAX_HOPS):
+            if qualified in self.classes or qualified in self.helpers:
+                return qualified
+            module, _, name = qualified.rpartition(".")
+            facts = self.modules.get(module)
+            if facts is None:
+                return qualified
+            target = dict(facts.imports).get(name.split(".")[0])
+            if target is None:
+                return qualified
+            qualified = target
+        return qualified
+
+    def ancestors(self, qualname: str) -> tuple[str, ...]:
+        """Qualified names of the bases of a codebase class, nearest first, then theirs."""
+        if qualname in self._ancestors:
+            return self._ancestors[qualname]
+        self._ancestors[qualname] = ()  # guards against cycles
+        ref = self.classes.get(qualname)
+        out: list[str] = []
+        if ref is not None:
+            direct = [self.resolve(base, ref.file) for base in ref.fact.bases]
+            out.extend(direct)
+            for base in direct:
+                out.extend(a for a in self.ancestors(base) if a not in out)
+        self._ancestors[qualname] = tuple(dict.fromkeys(out))
+        return self._ancestors[qualname]
+
+    # -- sites ------------------------------------------------------------------------
+
+    def sites(self) -> Iterator[ErrorSite]:
+        """Every finished site, with ids, in file and line order."""
+        ordinals: Counter[tuple[str, str, str, str]] = Counter()
+        for facts in self.files:
+            raw_sites = list(facts.sites) + list(self._helper_sites(facts))
+            raw_sites.sort(key=lambda s: s.location.line)
+            for raw in raw_sites:
+                yield self._finish(raw, facts, ordinals)
+
+    def _finish(
+        self, raw: RawSite, facts: FileFacts, ordinals: Counter[tuple[str, str, str, str]]
+    ) -> ErrorSite:
+        qualname = self.resolve(raw.exception, facts)
+        bases = self.ancestors(qualname) if qualname in self.classes else ()
+        message = self._own_message(raw, qualname) if raw.args else raw.message
+        text = "" if message is None else message.text
+        key = (raw.location.file, raw.location.function, raw.exception, text)
+        ordinal = ordinals[key]
+        ordinals[key] += 1
+        inputs = raw.inputs + self._open_inputs(raw, facts)
+        return ErrorSite(
+            id=site_id(
+                package=self.package,
+                file=raw.location.file,
+                function=raw.location.function,
+                exception=raw.exception,
+                message=text,
+                ordinal=ordinal,
+            ),
+            kind=raw.kind,
+            exception=ExceptionRef(name=raw.exception, qualname=qualname, bases=bases),
+            message=message,
+            location=raw.location,
+            snippet=raw.snippet,
+            guard=raw.guard,
+            inputs=inputs,
+            cause=raw.cause,
+            variant=raw.variant,
+        )
+
+    def _own_message(self, raw: RawSite, qualname: str) -> Message | None:
+        """The message argument as the codebase's own exception class's __init__ names it."""
+        for cls in (qualname, *self.ancestors(qualname)):
+            ref = self.classes.get(cls)
+            if ref is None or ref.fact.message_param is None:
+                continue
+            param = ref.fact.message_param
+            for arg in raw.args:
+                if arg.keyword == param:
+                    return arg.template
+            positional = [a for a in raw.args if a.keyword is None]
+            if param in ref.fact.init_params:
+                index = ref.fact.init_params.index(param)
+                return positional[index].template if index < len(positional) else raw.message
+            return raw.message
+        return raw.message
+
+    def _open_inputs(self, raw: RawSite, facts: FileFacts) -> tuple[Input, ...]:
+        if not raw.open_attrs or raw.owner_class is None:
+            return ()
+        owner = f"{facts.module}.{raw.owner_class}"
+        found: list[Input] = []
+        for attr, expr in raw.open_attrs:
+            for cls in self.ancestors(owner):
+                ref = self.classes.get(cls)
+                member = (
+                    None
+                    if ref is None
+                    else next((m for m in ref.fact.members if m.name == attr), None)
+                )
+                if ref is not None and member is not None:
+                    found.append(
+                        Input(
+                            name=attr,
+                            expr=expr,
+                            kind=member.kind,  # type: ignore[arg-type]
+                            owner=ref.fact.qualname,
+                            type=member.type,
+                            default=member.default,
+                            doc=member.doc,
+                            location=SourcePos(file=ref.file.path, line=member.line),
+                        )
+                    )
+                    break
+        return tuple(found)
+
+    # -- raise helpers ------------------------------------------------------------------
+
+    def _helper_for(self, call: CallFact, facts: FileFacts) -> HelperFact | None:
+        callee = call.callee
+        if callee.startswith(("self.", "cls.")) and call.owner_class is not None:
+            method = callee.split(".", 1)[1]
+            owner = f"{facts.module}.{call.owner_class}"
+            for cls in (owner, *self.ancestors(owner)):
+                found = self.helpers.get(f"{cls}.{method}")
+                if found is not None:
+                    return found[0]
+            return None
+        found = self.helpers.get(self.resolve(callee, facts))
+        return None if found is None or found[0].is_method else found[0]
+
+    def _helper_sites(self, facts: FileFacts) -> Iterator[RawSite]:
+        if not self.helpers:
+            return
+        wanted = {
+            call.line: helper
+            for call in facts.calls
+            if call.alone and (helper := self._helper_for(call, facts)) is not None
+        }
+        if not wanted:
+            return
+        full = self.revisit(facts.path, facts.module, frozenset(wanted))
+        for call in () if full is None else full.call_sites:
+            helper = wanted[call.location.line]
+            if helper.message is None:
+                continue
+            yield RawSite(
+                kind="helper",
+                exception=helper.exception,
+                message=_fill(helper, helper.message, call.args),
+                args=(),
+                location=call.location,
+                snippet=call.snippet,
+                guard=call.guard,
+                inputs=(),
+                open_attrs=(),
+                owner_class=None,
+            )
+
+
+def _fill(helper: HelperFact, template: Message, args: tuple[ArgFact, ...]) -> Message:
+    """The helper's template with each parameter hole replaced by the call's argument."""
+    by_name = {a.keyword: a for a in args if a.keyword}
+    positional = [a for a in args if a.keyword is None]
+    values: dict[str, ArgFact] = {}
+    for index, param in enumerate(helper.params):
+        if param in by_name:
+            values[param] = by_name[param]
+        elif index < len(positional):
+            values[param] = positional[index]
+    parts: list[Part] = []
+    for part in template.parts:
+        arg = values.get(part.expr) if isinstance(part, Hole) else None
+        if isinstance(part, Text) or arg is None or not isinstance(part, Hole):
+            parts.append(part)
+        elif part.conversion is None and part.format_spec is None:
+            parts.extend(arg.template.parts)
+        else:
+            parts.append(
+                Hole(expr=arg.source, conversion=part.conversion, format_spec=part.format_spec)
+            )
+    return Message(parts=merge(parts))

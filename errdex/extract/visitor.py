@@ -1,0 +1,774 @@
+# One file, parsed (never imported) into FileFacts: every raise / assert site with its
+# message template, enclosing guards and inputs. Statements are dispatched by node
+# type name; a statement type we do not know fails loudly in strict mode.
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import docstring_parser
+
+from errdex.extract.facts import (
+    ArgFact,
+    CallFact,
+    CallSite,
+    ClassFact,
+    FileFacts,
+    FunctionFact,
+    HelperFact,
+    MemberFact,
+    RawSite,
+)
+from errdex.extract.members import (
+    MESSAGE_PARAMS,
+    class_members,
+    clean_doc,
+    init_signature,
+    module_constants,
+)
+from errdex.extract.templates import TemplateBuilder, Variant, is_stringish
+from errdex.model import (
+    Guard,
+    GuardKind,
+    Hole,
+    Input,
+    Location,
+    Message,
+    SiteKind,
+    Snippet,
+    SourcePos,
+)
+
+SNIPPET_BEFORE = 17
+SNIPPET_AFTER = 15
+MAX_VARIANTS = 6
+BUILTIN_NAMES = frozenset(dir(builtins))
+_NOT_INPUTS = BUILTIN_NAMES | {"self", "cls"}
+
+# Statements that hold no nested statements and touch no state we track.
+_LEAVES = frozenset(
+    {
+        "Pass",
+        "Import",
+        "ImportFrom",
+        "Global",
+        "Nonlocal",
+        "Delete",
+        "TypeAlias",
+    }
+)
+# A name read by a guard or message: ("self", attr, expr) or ("name", id, expr).
+NameRef = tuple[str, str, str]
+
+
+def snippet_of(lines: list[str], line: int, end_line: int) -> Snippet:
+    """The source around a site: 17 lines before it to 15 after its last line."""
+    start = max(1, line - SNIPPET_BEFORE)
+    stop = min(len(lines), end_line + SNIPPET_AFTER)
+    return Snippet(start_line=start, lines=tuple(t.rstrip("\r") for t in lines[start - 1 : stop]))
+
+
+class UnknownStatement(Exception):
+    """A statement type the visitor has no rule for (new Python syntax)."""
+
+
+class GuardInfo:
+    """A guard whose source text and names are worked out only if a site needs them."""
+
+    __slots__ = ("_guard", "_names", "kind", "line", "negated", "node", "shape")
+
+    def __init__(
+        self, kind: GuardKind, node: ast.AST, negated: bool, line: int, shape: str = "test"
+    ):
+        self.kind = kind
+        self.node = node
+        self.negated = negated
+        self.line = line
+        self.shape = shape
+        self._guard: Guard | None = None
+        self._names: tuple[NameRef, ...] | None = None
+
+    @property
+    def guard(self) -> Guard:
+        if self._guard is None:
+            text = _GUARD_TEXT[self.shape](self.node)
+            self._guard = Guard(kind=self.kind, test=text, negated=self.negated, line=self.line)
+        return self._guard
+
+    @property
+    def names(self) -> tuple[NameRef, ...]:
+        if self._names is None:
+            node = self.node
+            if self.shape == "for":
+                node = node.iter  # type: ignore[attr-defined]
+            self._names = names_read(node) if self.shape in ("test", "for") else ()
+        return self._names
+
+
+def _handled(node: ast.Try | ast.TryStar) -> str:
+    return ", ".join(
+        ast.unparse(h.type) if h.type is not None else "BaseException" for h in node.handlers
+    )
+
+
+def _handler(node: ast.ExceptHandler) -> str:
+    types = "BaseException" if node.type is None else ast.unparse(node.type)
+    return f"{types} as {node.name}" if node.name else types
+
+
+def _case(node: ast.match_case) -> str:
+    text = ast.unparse(node.pattern)
+    return text if node.guard is None else f"{text} if {ast.unparse(node.guard)}"
+
+
+_GUARD_TEXT: dict[str, Callable[[Any], str]] = {
+    "test": ast.unparse,
+    "for": lambda n: f"{ast.unparse(n.target)} in {ast.unparse(n.iter)}",
+    "with": lambda n: ", ".join(ast.unparse(item) for item in n.items),
+    "try": _handled,
+    "except": _handler,
+    "finally": lambda n: "",
+    "case": _case,
+}
+
+
+@dataclass(slots=True)
+class Scope:
+    """The function (or class / module body) being walked."""
+
+    qualname: str
+    owner_class: str | None  # class qualname for methods
+    params: dict[str, ast.arg] = field(default_factory=dict)
+    defaults: dict[str, ast.expr] = field(default_factory=dict)
+    node: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    parent: Scope | None = None
+    handlers: list[tuple[str | None, str]] = field(default_factory=list)  # (as-name, types)
+    param_docs: dict[str, str] | None = None
+
+
+@dataclass(slots=True)
+class _Block:
+    """Walk state that flows through one sequence of statements."""
+
+    guards: tuple[GuardInfo, ...]
+    env: dict[str, tuple[Variant, ...]]
+
+
+def names_read(node: ast.AST) -> tuple[NameRef, ...]:
+    """`self.attr` and plain names that an expression reads, in source order."""
+    found: list[tuple[int, int, NameRef]] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute):
+            owner = sub.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                ref = ("self", sub.attr, f"{owner.id}.{sub.attr}")
+                found.append((sub.lineno, sub.col_offset, ref))
+        elif isinstance(sub, ast.Name) and sub.id not in _NOT_INPUTS:
+            found.append((sub.lineno, sub.col_offset, ("name", sub.id, sub.id)))
+    found.sort()  # ast.walk goes breadth first; inputs are listed in reading order
+    return tuple(ref for _, _, ref in found)
+
+
+def dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return dotted(node.value) + "." + node.attr
+    return ast.unparse(node)
+
+
+def _exits(stmts: list[ast.stmt]) -> bool:
+    """True when a block always leaves: it ends with return, raise, continue or break."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
+        return True
+    if isinstance(last, ast.If):
+        return _exits(last.body) and _exits(last.orelse)
+    return False
+
+
+def _union(
+    a: dict[str, tuple[Variant, ...]], b: dict[str, tuple[Variant, ...]]
+) -> dict[str, tuple[Variant, ...]]:
+    out: dict[str, tuple[Variant, ...]] = {}
+    for name in a.keys() & b.keys():
+        merged = {v[0].text: v for v in (*a[name], *b[name])}
+        out[name] = tuple(merged.values())[:MAX_VARIANTS]
+    return out
+
+
+class FileVisitor:
+    """Collects the facts of one module."""
+
+    def __init__(
+        self,
+        source: str,
+        path: str,
+        module: str,
+        *,
+        strict: bool = False,
+        want_calls: frozenset[int] = frozenset(),
+    ):
+        self.want_calls = want_calls
+        self.call_sites: list[CallSite] = []
+        self.path = path
+        self.module = module
+        self.strict = strict
+        self.lines = source.split("\n")
+        self.sites: list[RawSite] = []
+        self.calls: list[CallFact] = []
+        self.functions: list[FunctionFact] = []
+        self.classes: list[ClassFact] = []
+        self.helpers: list[HelperFact] = []
+        self.imports: dict[str, str] = {}
+        self.constants: dict[str, MemberFact] = {}
+        self.members: dict[str, dict[str, MemberFact]] = {}
+
+    # -- entry -----------------------------------------------------------------
+
+    def visit_module(self, tree: ast.Module) -> FileFacts:
+        self._collect_imports(tree.body)
+        self.constants = {c.name: c for c in module_constants(tree)}
+        scope = Scope(qualname="<module>", owner_class=None)
+        self.walk(tree.body, _Block(guards=(), env={}), scope)
+        return FileFacts(
+            path=self.path,
+            module=self.module,
+            imports=tuple(self.imports.items()),
+            classes=tuple(self.classes),
+            helpers=tuple(self.helpers),
+            constants=tuple(self.constants.values()),
+            sites=tuple(self.sites),
+            calls=tuple(self.calls),
+            functions=tuple(self.functions),
+            call_sites=tuple(self.call_sites),
+            lines=len(self.lines),
+        )
+
+    def _collect_imports(self, body: list[ast.stmt]) -> None:
+        package = (
+            self.module if self.path.endswith("__init__.py") else self.module.rpartition(".")[0]
+        )
+        for stmt in body:
+            if isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        self.imports[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".")[0]
+                        self.imports[head] = head
+            elif isinstance(stmt, ast.ImportFrom):
+                base = stmt.module or ""
+                if stmt.level:
+                    parts = package.split(".")
+                    keep = parts[: len(parts) - (stmt.level - 1)] if stmt.level > 1 else parts
+                    base = ".".join([*keep, base] if base else keep)
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        self.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
+            elif isinstance(stmt, ast.If | ast.Try):
+                self._collect_imports(stmt.body)
+                for handler in getattr(stmt, "handlers", []):
+                    self._collect_imports(handler.body)
+                self._collect_imports(stmt.orelse)
+
+    # -- statement walk -------------------------------------------------------------
+
+    def walk(self, stmts: list[ast.stmt], block: _Block, scope: Scope) -> bool:
+        """Walk a block in order; return True when it always exits."""
+        for stmt in stmts:
+            kind = type(stmt).__name__
+            method = getattr(self, "visit_" + kind, None)
+            if method is not None:
+                method(stmt, block, scope)
+            elif kind not in _LEAVES and self.strict:
+                raise UnknownStatement(f"{self.path}:{stmt.lineno}: no rule for {kind}")
+        return _exits(stmts)
+
+    def _guarded(self, block: _Block, guard: GuardInfo) -> _Block:
+        return _Block(guards=(*block.guards, guard), env=dict(block.env))
+
+    def visit_FunctionDef(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, block: _Block, scope: Scope
+    ) -> None:
+        in_class = (
+            scope.node is None
+            and scope.owner_class is not None
+            and (scope.qualname == scope.owner_class)
+        )
+        qualname = node.name if scope.qualname == "<module>" else f"{scope.qualname}.{node.name}"
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        params = {a.arg: a for a in [*positional, *args.kwonlyargs]}
+        if args.vararg:
+            params[args.vararg.arg] = args.vararg
+        if args.kwarg:
+            params[args.kwarg.arg] = args.kwarg
+        defaults: dict[str, ast.expr] = {}
+        for arg, default in zip(
+            positional[len(positional) - len(args.defaults) :], args.defaults, strict=True
+        ):
+            defaults[arg.arg] = default
+        for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+            if kw_default is not None:
+                defaults[arg.arg] = kw_default
+        inner = Scope(
+            qualname=qualname,
+            owner_class=scope.owner_class if in_class else None,
+            params=params,
+            defaults=defaults,
+            node=node,
+            parent=scope,
+        )
+        self.functions.append(
+            FunctionFact(
+                qualname=qualname,
+                line=node.lineno,
+                end_line=node.end_lineno or node.lineno,
+                owner_class=inner.owner_class,
+            )
+        )
+        self.walk(node.body, _Block(guards=(), env={}), inner)
+        self._maybe_helper(node, inner, in_class)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef, block: _Block, scope: Scope) -> None:
+        qualname = node.name if scope.qualname == "<module>" else f"{scope.qualname}.{node.name}"
+        members = class_members(node)
+        self.members[qualname] = {m.name: m for m in members}
+        init_params, message_param = init_signature(node)
+        self.classes.append(
+            ClassFact(
+                qualname=qualname,
+                bases=tuple(dotted(b) for b in node.bases),
+                line=node.lineno,
+                members=tuple(members),
+                init_params=init_params,
+                message_param=message_param,
+            )
+        )
+        inner = Scope(qualname=qualname, owner_class=qualname, parent=scope)
+        self.walk(node.body, _Block(guards=(), env={}), inner)
+
+    def visit_If(self, node: ast.If, block: _Block, scope: Scope, kind: GuardKind = "if") -> None:
+        test = node.test
+        body = self._guarded(block, GuardInfo(kind, test, False, node.lineno))
+        body_exits = self.walk(node.body, body, scope)
+        orelse = self._guarded(block, GuardInfo(kind, test, True, node.lineno))
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            self.visit_If(node.orelse[0], orelse, scope, kind="elif")
+            else_exits = _exits(node.orelse)
+        else:
+            else_exits = self.walk(node.orelse, orelse, scope)
+        if body_exits and not else_exits:
+            block.env = orelse.env
+            block.guards = (*block.guards, GuardInfo("early-exit", test, True, node.lineno))
+        elif else_exits and not body_exits:
+            block.env = body.env
+            if node.orelse:
+                block.guards = (*block.guards, GuardInfo("early-exit", test, False, node.lineno))
+        elif not body_exits:
+            block.env = _union(body.env, orelse.env)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor, block: _Block, scope: Scope) -> None:
+        inner = self._guarded(block, GuardInfo("for", node, False, node.lineno, "for"))
+        self.walk(node.body, inner, scope)
+        self.walk(node.orelse, block, scope)
+        block.env = _union(block.env, inner.env)
+
+    visit_AsyncFor = visit_For
+
+    def visit_While(self, node: ast.While, block: _Block, scope: Scope) -> None:
+        inner = self._guarded(block, GuardInfo("while", node.test, False, node.lineno))
+        self.walk(node.body, inner, scope)
+        self.walk(node.orelse, block, scope)
+        block.env = _union(block.env, inner.env)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith, block: _Block, scope: Scope) -> None:
+        inner = self._guarded(block, GuardInfo("with", node, False, node.lineno, "with"))
+        self.walk(node.body, inner, scope)
+        block.env = inner.env
+
+    visit_AsyncWith = visit_With
+
+    def visit_Try(self, node: ast.Try | ast.TryStar, block: _Block, scope: Scope) -> None:
+        body = self._guarded(block, GuardInfo("try", node, False, node.lineno, "try"))
+        body_exits = self.walk(node.body, body, scope)
+        envs = [] if body_exits else [body.env]
+        for handler in node.handlers:
+            types = "BaseException" if handler.type is None else ast.unparse(handler.type)
+            inner = self._guarded(
+                block, GuardInfo("except", handler, False, handler.lineno, "except")
+            )
+            scope.handlers.append((handler.name, types))
+            try:
+                if not self.walk(handler.body, inner, scope):
+                    envs.append(inner.env)
+            finally:
+                scope.handlers.pop()
+        if node.orelse:
+            self.walk(node.orelse, body, scope)
+        if node.finalbody:
+            final = self._guarded(
+                block, GuardInfo("finally", node, False, node.finalbody[0].lineno, "finally")
+            )
+            self.walk(node.finalbody, final, scope)
+        if envs:
+            merged = envs[0]
+            for env in envs[1:]:
+                merged = _union(merged, env)
+            block.env = merged
+
+    visit_TryStar = visit_Try
+
+    def visit_Match(self, node: ast.Match, block: _Block, scope: Scope) -> None:
+        matched = self._guarded(block, GuardInfo("match", node.subject, False, node.lineno))
+        for case in node.cases:
+            inner = self._guarded(
+                matched, GuardInfo("case", case, False, case.pattern.lineno, "case")
+            )
+            self.walk(case.body, inner, scope)
+
+    def visit_Expr(self, node: ast.Expr, block: _Block, scope: Scope) -> None:
+        call = node.value.value if isinstance(node.value, ast.Await) else node.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name | ast.Attribute)):
+            return
+        callee = dotted(call.func)
+        owner = self._owner(scope)
+        self.calls.append(
+            CallFact(
+                callee=callee,
+                line=node.lineno,
+                function=scope.qualname,
+                owner_class=owner,
+                alone=True,
+            )
+        )
+        if node.lineno in self.want_calls:
+            builder = TemplateBuilder(block.env)
+            end_line = node.end_lineno or node.lineno
+            self.call_sites.append(
+                CallSite(
+                    callee=callee,
+                    location=Location(
+                        file=self.path, line=node.lineno, end_line=end_line, function=scope.qualname
+                    ),
+                    snippet=self.snippet(node.lineno, end_line),
+                    guard=tuple(g.guard for g in block.guards),
+                    args=_arguments(builder, call.args, call.keywords),
+                )
+            )
+
+    def _note_call(self, value: ast.expr | None, node: ast.stmt, scope: Scope) -> None:
+        if isinstance(value, ast.Await):
+            value = value.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
+            self.calls.append(
+                CallFact(
+                    callee=dotted(value.func),
+                    line=node.lineno,
+                    function=scope.qualname,
+                    owner_class=self._owner(scope),
+                    alone=False,
+                )
+            )
+
+    def visit_Assign(self, node: ast.Assign | ast.AnnAssign, block: _Block, scope: Scope) -> None:
+        self._note_call(node.value, node, scope)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                value = node.value
+                if value is not None and is_stringish(value):
+                    builder = TemplateBuilder(block.env)
+                    block.env[target.id] = tuple(builder.variants(value))[:MAX_VARIANTS]
+                else:
+                    block.env.pop(target.id, None)
+
+    visit_AnnAssign = visit_Assign
+
+    def visit_AugAssign(self, node: ast.AugAssign, block: _Block, scope: Scope) -> None:
+        self._note_call(node.value, node, scope)
+        target = node.target
+        if not isinstance(target, ast.Name) or target.id not in block.env:
+            return
+        if not isinstance(node.op, ast.Add):
+            block.env.pop(target.id, None)
+            return
+        tail = TemplateBuilder(block.env).build(node.value)
+        block.env[target.id] = tuple(
+            (Message(parts=(*msg.parts, *tail.parts)), line) for msg, line in block.env[target.id]
+        )
+
+    def visit_Return(self, node: ast.Return, block: _Block, scope: Scope) -> None:
+        self._note_call(node.value, node, scope)
+
+    def visit_Continue(self, node: ast.Continue | ast.Break, block: _Block, scope: Scope) -> None:
+        return None
+
+    visit_Break = visit_Continue
+
+    # -- sites ------------------------------------------------------------------------
+
+    def visit_Raise(self, node: ast.Raise, block: _Block, scope: Scope) -> None:
+        kind: SiteKind = "raise"
+        cause = None if node.cause is None else ast.unparse(node.cause)
+        exc = node.exc
+        call_args: list[ast.expr] = []
+        call_keywords: list[ast.keyword] = []
+        if exc is None:
+            kind = "reraise"
+            exception = scope.handlers[-1][1] if scope.handlers else "BaseException"
+        elif isinstance(exc, ast.Call):
+            exception = dotted(exc.func)
+            call_args, call_keywords = exc.args, exc.keywords
+        else:
+            exception = dotted(exc)
+            for as_name, types in reversed(scope.handlers):
+                if as_name is not None and as_name == exception:
+                    exception = types
+                    break
+        message_node = _message_argument(call_args, call_keywords)
+        own_class = exception.split(".")[-1] not in BUILTIN_NAMES
+        self._emit(
+            node,
+            kind,
+            exception,
+            message_node,
+            call_args if own_class else [],
+            call_keywords if own_class else [],
+            block,
+            scope,
+            (),
+            cause,
+        )
+
+    def visit_Assert(self, node: ast.Assert, block: _Block, scope: Scope) -> None:
+        if node.msg is None:
+            return
+        info = GuardInfo("assert", node.test, True, node.lineno)
+        self._emit(node, "assert", "AssertionError", node.msg, [], [], block, scope, (info,), None)
+
+    def _emit(
+        self,
+        node: ast.stmt,
+        kind: SiteKind,
+        exception: str,
+        message_node: ast.expr | None,
+        args: list[ast.expr],
+        keywords: list[ast.keyword],
+        block: _Block,
+        scope: Scope,
+        extra: tuple[GuardInfo, ...],
+        cause: str | None,
+    ) -> None:
+        hole_names: list[NameRef] = []
+        builder = TemplateBuilder(block.env, on_hole=lambda n: hole_names.extend(names_read(n)))
+        variants: list[Variant | None] = (
+            [None] if message_node is None else list(builder.variants(message_node))
+        )
+        arg_facts = _arguments(builder, args, keywords)
+        guards = (*block.guards, *extra)
+        refs = [ref for g in guards for ref in g.names] + hole_names
+        inputs, open_attrs = self._resolve_inputs(refs, scope)
+        line = node.lineno
+        end_line = node.end_lineno or line
+        location = Location(file=self.path, line=line, end_line=end_line, function=scope.qualname)
+        snippet = self.snippet(line, end_line)
+        for variant in variants:
+            message = None if variant is None else variant[0]
+            note = None
+            if variant is not None and len(variants) > 1:
+                note = f"message as built from line {variant[1]}"
+            self.sites.append(
+                RawSite(
+                    kind=kind,
+                    exception=exception,
+                    message=message,
+                    args=arg_facts,
+                    location=location,
+                    snippet=snippet,
+                    guard=tuple(g.guard for g in guards),
+                    inputs=inputs,
+                    open_attrs=open_attrs,
+                    owner_class=self._owner(scope),
+                    cause=cause,
+                    variant=note,
+                )
+            )
+
+    def snippet(self, line: int, end_line: int) -> Snippet:
+        return snippet_of(self.lines, line, end_line)
+
+    # -- inputs -----------------------------------------------------------------------
+
+    def _owner(self, scope: Scope | None) -> str | None:
+        while scope is not None:
+            if scope.owner_class is not None:
+                return scope.owner_class
+            scope = scope.parent
+        return None
+
+    def _resolve_inputs(
+        self, refs: list[NameRef], scope: Scope
+    ) -> tuple[tuple[Input, ...], tuple[tuple[str, str], ...]]:
+        inputs: dict[str, Input] = {}
+        open_attrs: dict[str, str] = {}
+        owner = self._owner(scope)
+        for ref_kind, name, expr in refs:
+            if expr in inputs or expr in open_attrs:
+                continue
+            if ref_kind == "self":
+                member = self.members.get(owner or "", {}).get(name)
+                if member is None:
+                    open_attrs[expr] = name
+                else:
+                    inputs[expr] = Input(
+                        name=name,
+                        expr=expr,
+                        kind=member.kind,  # type: ignore[arg-type]
+                        owner=owner,
+                        type=member.type,
+                        default=member.default,
+                        doc=member.doc,
+                        location=SourcePos(file=self.path, line=member.line),
+                    )
+                continue
+            found = self._parameter(name, scope)
+            if found is not None:
+                inputs[expr] = found
+            elif name in self.constants:
+                const = self.constants[name]
+                inputs[expr] = Input(
+                    name=name,
+                    expr=expr,
+                    kind="constant",
+                    owner=self.module,
+                    type=const.type,
+                    default=const.default,
+                    doc=const.doc,
+                    location=SourcePos(file=self.path, line=const.line),
+                )
+        return tuple(inputs.values()), tuple((attr, expr) for expr, attr in open_attrs.items())
+
+    def _parameter(self, name: str, scope: Scope | None) -> Input | None:
+        while scope is not None:
+            arg = scope.params.get(name)
+            if arg is not None and name not in ("self", "cls"):
+                default = scope.defaults.get(name)
+                return Input(
+                    name=name,
+                    expr=name,
+                    kind="parameter",
+                    owner=scope.qualname,
+                    type=None if arg.annotation is None else ast.unparse(arg.annotation),
+                    default=None if default is None else ast.unparse(default),
+                    doc=self._param_doc(scope, name),
+                    location=SourcePos(file=self.path, line=arg.lineno),
+                )
+            scope = scope.parent
+        return None
+
+    def _param_doc(self, scope: Scope, name: str) -> str | None:
+        if scope.param_docs is None:
+            scope.param_docs = {}
+            doc = None if scope.node is None else ast.get_docstring(scope.node)
+            if doc:
+                try:
+                    parsed = docstring_parser.parse(doc)
+                except docstring_parser.ParseError:
+                    parsed = None
+                if parsed is not None:
+                    for param in parsed.params:
+                        if param.description:
+                            scope.param_docs[param.arg_name] = clean_doc(param.description)
+        return scope.param_docs.get(name)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _maybe_helper(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, is_method: bool
+    ) -> None:
+        """Record `node` as a raise helper when its body always ends in a raise."""
+        body = [s for s in node.body if not _is_docstring(s)]
+        if not body or not isinstance(body[-1], ast.Raise) or _returns(body):
+            return
+        raised = [s for s in self.sites if s.location.line == body[-1].lineno]
+        message = raised[0].message if raised else None
+        if message is None:
+            return
+        site = raised[0]
+        params = tuple(scope.params)[1:] if is_method else tuple(scope.params)
+        holes = {p.expr for p in message.parts if isinstance(p, Hole)}
+        if site.exception.endswith("NotImplementedError") or not holes & set(params):
+            return
+        self.helpers.append(
+            HelperFact(
+                qualname=scope.qualname,
+                exception=site.exception,
+                message=message,
+                params=params,
+                is_method=is_method,
+            )
+        )
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _returns(body: list[ast.stmt]) -> bool:
+    for stmt in body:
+        for sub in _statements(stmt):
+            if isinstance(sub, ast.Return):
+                return True
+            if isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Yield | ast.YieldFrom):
+                return True
+    return False
+
+
+def _statements(stmt: ast.stmt) -> Iterator[ast.stmt]:
+    """`stmt` and the statements nested in it, not entering nested functions or classes."""
+    yield stmt
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return
+    for name in ("body", "orelse", "finalbody"):
+        for sub in getattr(stmt, name, ()):
+            yield from _statements(sub)
+    for handler in getattr(stmt, "handlers", ()):
+        for sub in handler.body:
+            yield from _statements(sub)
+
+
+def _arguments(
+    builder: TemplateBuilder, args: list[ast.expr], keywords: list[ast.keyword]
+) -> tuple[ArgFact, ...]:
+    """Template and source text of each argument of a call (starred ones left out)."""
+    return tuple(
+        ArgFact(keyword=None, template=builder.build(a), source=ast.unparse(a))
+        for a in args
+        if not isinstance(a, ast.Starred)
+    ) + tuple(
+        ArgFact(keyword=k.arg, template=builder.build(k.value), source=ast.unparse(k.value))
+        for k in keywords
+        if k.arg is not None
+    )
+
+
+def _message_argument(args: list[ast.expr], keywords: list[ast.keyword]) -> ast.expr | None:
+    if args and not isinstance(args[0], ast.Starred):
+        return args[0]
+    for keyword in keywords:
+        if keyword.arg in MESSAGE_PARAMS:
+            return keyword.value
+    return None

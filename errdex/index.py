@@ -1,0 +1,112 @@
+# Indexing end to end: SOURCE -> snapshot -> extracted sites -> one store transaction.
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import platformdirs
+
+from errdex import codec, sources
+from errdex.extract import EXTRACTOR_VERSION, extract, scan
+from errdex.extract.cache import FactsCache
+from errdex.model import IndexResult, Snapshot
+from errdex.store import Store
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+def cache_dir() -> Path:
+    """Where downloads, extracted trees and per-file results are kept."""
+    return Path(os.environ.get("ERRDEX_CACHE") or platformdirs.user_cache_dir("errdex"))
+
+
+def index_source(
+    spec: str,
+    store: Store,
+    *,
+    code_paths: tuple[str, ...] | None = None,
+    workers: int | None = None,
+    use_cache: bool = True,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> IndexResult:
+    """Index SOURCE `spec` into `store` and return what was done.
+
+    `code_paths` overrides which folders/modules hold the package code. An unchanged
+    tree already in the store is left as it is unless `force`. Raises SourceError
+    subclasses for bad sources and StoreError when the store cannot be written.
+    """
+    started = time.perf_counter()
+    cache_root = cache_dir()
+    snapshot = sources.resolve(
+        spec,
+        cache_dir=cache_root,
+        progress=None if progress is None else lambda d, t: progress("download", d, t),
+    )
+    if code_paths is not None:
+        snapshot = dataclasses.replace(snapshot, code_paths=code_paths)
+    return index_snapshot(
+        snapshot,
+        store,
+        cache_path=cache_root / "facts.sqlite" if use_cache else None,
+        workers=workers,
+        force=force,
+        progress=progress,
+        started=started,
+    )
+
+
+def index_snapshot(
+    snapshot: Snapshot,
+    store: Store,
+    *,
+    cache_path: Path | None,
+    workers: int | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+    started: float | None = None,
+) -> IndexResult:
+    """Extract `snapshot` and write it to `store` in one transaction."""
+    started = time.perf_counter() if started is None else started
+    cache = FactsCache(cache_path)
+    try:
+        tree = scan(snapshot, cache)
+        state = store.snapshot_state(snapshot.package, snapshot.version)
+        if not force and state == (tree.tree_hash, EXTRACTOR_VERSION):
+            return IndexResult(
+                snapshot=snapshot,
+                sites=(),
+                files=len(tree.files),
+                parsed=0,
+                skipped=tree.unreadable,
+                seconds=time.perf_counter() - started,
+                unchanged=True,
+            )
+        extraction = extract(
+            snapshot,
+            tree,
+            cache,
+            workers=workers,
+            progress=None if progress is None else lambda d, t: progress("parse", d, t),
+        )
+    finally:
+        cache.close()
+    store.write_snapshot(
+        snapshot,
+        (codec.site_to_json(site, snapshot) for site in extraction.sites),
+        files=extraction.files,
+        skipped=extraction.skipped,
+        tree_hash=extraction.tree_hash,
+        extractor=EXTRACTOR_VERSION,
+    )
+    return IndexResult(
+        snapshot=snapshot,
+        sites=extraction.sites,
+        files=extraction.files,
+        parsed=extraction.parsed,
+        skipped=extraction.skipped,
+        seconds=time.perf_counter() - started,
+    )

@@ -1,0 +1,199 @@
+# The records every stage passes on: plain frozen dataclasses, no behaviour beyond
+# what derives directly from their fields. Serialised to JSON only in codec.py.
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal as Kind
+
+SiteKind = Kind["raise", "reraise", "assert", "helper"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Text:
+    """A literal fragment of a message template."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hole:
+    """A part of a message only known at run time: the source expression that fills it."""
+
+    expr: str
+    conversion: str | None = None  # "r", "s" or "a", as after "!" in an f-string
+    format_spec: str | None = None  # as after ":" in an f-string, holes written {expr}
+
+
+Part = Text | Hole
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """A message template: literal parts and holes, in order."""
+
+    parts: tuple[Part, ...]
+
+    @property
+    def text(self) -> str:
+        """The template as an f-string body: holes as `{expr}`, literal braces doubled."""
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, Text):
+                out.append(part.text.replace("{", "{{").replace("}", "}}"))
+            else:
+                conversion = f"!{part.conversion}" if part.conversion else ""
+                spec = f":{part.format_spec}" if part.format_spec else ""
+                out.append("{" + part.expr + conversion + spec + "}")
+        return "".join(out)
+
+    @property
+    def static(self) -> bool:
+        return not any(isinstance(part, Hole) for part in self.parts)
+
+    @property
+    def literal_text(self) -> str:
+        """The literal parts alone, joined: what every occurrence of the message contains."""
+        return "".join(part.text for part in self.parts if isinstance(part, Text))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExceptionRef:
+    name: str  # as written at the raise site, e.g. "ValueError" or "errors.ConfigError"
+    qualname: str  # resolved through imports, e.g. "builtins.ValueError"
+    bases: tuple[str, ...] = ()  # qualified names of the bases, for classes of the codebase
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourcePos:
+    file: str  # relative to the repository root
+    line: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Location:
+    file: str  # relative to the repository root (an sdist's top folder)
+    line: int  # the line of the raise / assert keyword, or of the helper call
+    end_line: int
+    function: str  # enclosing qualified name: Class.method, outer.inner, or "<module>"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snippet:
+    start_line: int
+    lines: tuple[str, ...]
+
+
+GuardKind = Kind[
+    "if",
+    "elif",
+    "else",
+    "while",
+    "for",
+    "with",
+    "try",
+    "except",
+    "finally",
+    "match",
+    "case",
+    "assert",
+    "early-exit",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Guard:
+    """One condition enclosing a site, outermost first."""
+
+    kind: GuardKind
+    test: str  # source text of the condition (for `for`: "x in xs"; `except`: the types)
+    negated: bool  # the site is reached when `test` is false
+    line: int
+
+
+InputKind = Kind["field", "property", "attribute", "parameter", "constant"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Input:
+    """A name read by the guard or message that a user can influence."""
+
+    name: str
+    expr: str
+    kind: InputKind
+    owner: str | None = None  # class qualname for fields, function qualname for parameters
+    type: str | None = None
+    default: str | None = None
+    doc: str | None = None
+    location: SourcePos | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TestRef:
+    """A test of the codebase that triggers an error."""
+
+    file: str
+    line: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Explanation:
+    """Prose derived from a site's facts; `provenance` says how ("static": from code)."""
+
+    title: str
+    what_it_means: str
+    when_it_happens: str
+    solutions: tuple[str, ...] = ()
+    common_situations: tuple[str, ...] = ()
+    call_paths: tuple[tuple[str, ...], ...] = ()  # callers, nearest first; best effort
+    tests: tuple[TestRef, ...] = ()
+    related: tuple[str, ...] = ()  # ids of related sites
+    report_issue_url: str | None = None
+    provenance: str = "static"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ErrorSite:
+    id: str
+    kind: SiteKind
+    exception: ExceptionRef
+    message: Message | None  # None: the raise carries no message we can see
+    location: Location
+    snippet: Snippet
+    guard: tuple[Guard, ...] = ()
+    inputs: tuple[Input, ...] = ()
+    cause: str | None = None  # the expression after `from`, for `raise X from Y`
+    variant: str | None = None  # why one raise has several templates (branch that built it)
+    explanation: Explanation | None = None  # added by the explain stage
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    """A tree of source code at a known version, ready to extract from."""
+
+    package: str
+    version: str
+    root: Path  # the repository root on disk (an sdist's top folder)
+    source: str  # the SOURCE the user gave, e.g. "pypi:vllm==0.28.0"
+    repo_url: str | None = None  # https://github.com/OWNER/NAME for GitHub repos
+    commit: str | None = None
+    date: str | None = None  # ISO 8601 date of the release or commit
+    code_paths: tuple[str, ...] = ()  # package dirs/modules, relative to root
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexResult:
+    snapshot: Snapshot
+    sites: tuple[ErrorSite, ...]
+    files: int  # Python files read
+    parsed: int  # files parsed this run (the rest came from the cache)
+    skipped: tuple[SkippedFile, ...]
+    seconds: float
+    unchanged: bool = False  # the store already held this exact tree

@@ -1,0 +1,206 @@
+# Safe extraction of sdists and wheels (tar.gz, tar.bz2, tar.xz, tar, zip, whl).
+#
+# Archives come from strangers, so every member is checked before a byte is written:
+# - names: no absolute paths, drive letters or `..` components;
+# - links (symlinks, hardlinks, zip symlinks): never created. A link whose target leaves
+#   the archive (absolute, or `..` past the top) raises UnsafeArchiveError, as only a
+#   hostile archive has one; a link that stays inside is skipped (the file it points to
+#   is extracted under its own name anyway);
+# - device files, FIFOs and other special members are skipped;
+# - caps on the member count, each member's size and the total size, checked against
+#   the headers and again against the bytes actually written (zip headers can lie).
+# Tar members also pass Python's own `tarfile.data_filter`. Files are written 0644 and
+# directories 0755 whatever the archive says.
+from __future__ import annotations
+
+import posixpath
+import stat
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from errdex.errors import SourceError, UnsafeArchiveError
+
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """Caps on what one archive may unpack to."""
+
+    max_members: int = 200_000
+    max_member_bytes: int = 512 * 1024**2
+    max_total_bytes: int = 2 * 1024**3
+
+
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip", ".whl")
+
+
+def is_archive(name: str) -> bool:
+    """Return True when `name` ends like an archive this module can extract."""
+    return name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def extract_archive(archive: Path, target: Path, *, limits: Limits | None = None) -> None:
+    """Extract `archive` into the existing directory `target`, checking every member.
+
+    Raises UnsafeArchiveError for a member that escapes `target`, links outside it or
+    passes a cap in `limits`, and SourceError when the file is not a readable archive.
+    Whatever was written before an error stays in `target`: extract into a temporary
+    directory (see cache.materialise) and discard it on error.
+    """
+    limits = limits or Limits()
+    name = archive.name.lower()
+    try:
+        if name.endswith((".zip", ".whl")):
+            with zipfile.ZipFile(archive) as zf:
+                _extract_zip(zf, archive, target, limits)
+        else:
+            with tarfile.open(archive, "r:*") as tf:
+                _extract_tar(tf, archive, target, limits)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise SourceError(
+            f"cannot read the archive {archive}: {exc}; delete it from the cache and retry"
+        ) from exc
+
+
+class _Budget:
+    """Counts members and bytes against the caps."""
+
+    def __init__(self, archive: Path, limits: Limits) -> None:
+        self.archive = archive
+        self.limits = limits
+        self.members = 0
+        self.total = 0
+
+    def member(self) -> None:
+        self.members += 1
+        if self.members > self.limits.max_members:
+            raise UnsafeArchiveError(
+                f"{self.archive.name} has more than {self.limits.max_members:,} members; "
+                "refusing to extract it (a cap against archive bombs)"
+            )
+
+    def size(self, member: str, size: int) -> None:
+        if size > self.limits.max_member_bytes:
+            raise UnsafeArchiveError(
+                f"{self.archive.name}: member {member!r} unpacks to {size:,} bytes, over the "
+                f"cap of {self.limits.max_member_bytes:,}; refusing to extract it"
+            )
+        if self.total + size > self.limits.max_total_bytes:
+            raise UnsafeArchiveError(
+                f"{self.archive.name} unpacks to more than {self.limits.max_total_bytes:,} "
+                "bytes; refusing to extract it (a cap against archive bombs)"
+            )
+
+    def add(self, size: int) -> None:
+        self.total += size
+
+
+def safe_relpath(name: str, archive: Path) -> str:
+    """Return `name` as a clean relative POSIX path, or raise UnsafeArchiveError."""
+    unified = name.replace("\\", "/")
+    if unified.startswith("/") or (len(unified) > 1 and unified[1] == ":"):
+        raise UnsafeArchiveError(
+            f"{archive.name}: member {name!r} has an absolute path; refusing to extract it"
+        )
+    parts = [part for part in unified.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise UnsafeArchiveError(
+            f"{archive.name}: member {name!r} climbs out of the archive with '..'; "
+            "refusing to extract it"
+        )
+    if any("\x00" in part for part in parts):
+        raise UnsafeArchiveError(f"{archive.name}: member {name!r} has a NUL byte in its name")
+    return "/".join(parts)
+
+
+def _check_link(name: str, link_target: str, archive: Path) -> None:
+    """Raise UnsafeArchiveError when a link at `name` points outside the archive."""
+    target = link_target.replace("\\", "/")
+    escapes = target.startswith("/") or (len(target) > 1 and target[1] == ":")
+    if not escapes:
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
+        escapes = joined == ".." or joined.startswith("../")
+    if escapes:
+        raise UnsafeArchiveError(
+            f"{archive.name}: member {name!r} is a link to {link_target!r}, outside the "
+            "archive; refusing to extract it"
+        )
+
+
+def _write(source: IO[bytes], dest: Path, declared: int, rel: str, budget: _Budget) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with dest.open("wb") as out:
+        while chunk := source.read(CHUNK):
+            written += len(chunk)
+            if written > declared:  # the header lied about the size
+                raise UnsafeArchiveError(
+                    f"{budget.archive.name}: member {rel!r} unpacks to more than the "
+                    f"{declared:,} bytes its header declares; refusing to extract it"
+                )
+            out.write(chunk)
+    dest.chmod(0o644)
+    budget.add(written)
+
+
+def _extract_tar(tf: tarfile.TarFile, archive: Path, target: Path, limits: Limits) -> None:
+    budget = _Budget(archive, limits)
+    data_filter = getattr(tarfile, "data_filter", None)  # Python >= 3.11.4
+    for member in tf:
+        budget.member()
+        rel = safe_relpath(member.name, archive)
+        if member.issym():  # the target is relative to the link's own directory
+            _check_link(rel, member.linkname, archive)
+            continue
+        if member.islnk():  # the target is a member name, relative to the archive's top
+            _check_link("top", member.linkname, archive)
+            continue
+        if not (member.isfile() or member.isdir()) or not rel:
+            continue  # devices, FIFOs, the archive's "." entry
+        if data_filter is not None:
+            try:
+                data_filter(member, str(target))
+            except tarfile.FilterError as exc:
+                raise UnsafeArchiveError(
+                    f"{archive.name}: member {member.name!r} is unsafe ({exc}); "
+                    "refusing to extract it"
+                ) from exc
+        dest = target / rel
+        if member.isdir():
+            dest.mkdir(parents=True, exist_ok=True)
+            continue
+        budget.size(rel, member.size)
+        source = tf.extractfile(member)
+        if source is None:
+            continue
+        with source:
+            _write(source, dest, member.size, rel, budget)
+
+
+def _extract_zip(zf: zipfile.ZipFile, archive: Path, target: Path, limits: Limits) -> None:
+    budget = _Budget(archive, limits)
+    for info in zf.infolist():
+        budget.member()
+        rel = safe_relpath(info.filename, archive)
+        mode = info.external_attr >> 16
+        if stat.S_ISLNK(mode):
+            budget.size(rel, info.file_size)
+            link = zf.read(info)[:4096].decode("utf-8", "replace")
+            _check_link(rel, link, archive)
+            continue
+        if info.is_dir() or not rel:
+            (target / rel).mkdir(parents=True, exist_ok=True)
+            continue
+        if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
+            continue  # a device or FIFO recorded by a Unix zip tool
+        if info.flag_bits & 0x1:
+            raise SourceError(
+                f"{archive.name}: member {info.filename!r} is encrypted; cannot extract it"
+            )
+        budget.size(rel, info.file_size)
+        with zf.open(info) as source:
+            _write(source, target / rel, info.file_size, rel, budget)

@@ -1,0 +1,294 @@
+# What a source tree says about itself: distribution name, version, repository URL and
+# commit, read as text from PKG-INFO / METADATA, pyproject.toml, setup.cfg and the
+# `_version.py` that setuptools-scm writes. Nothing here imports or runs indexed code.
+from __future__ import annotations
+
+import configparser
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from email.parser import HeaderParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+MAX_READ = 1 << 20  # metadata files are small; a huge one is not worth reading whole
+
+# Project-URL labels that name the code, best first (compared lower-cased, without spaces)
+SOURCE_LABELS = ("source", "sourcecode", "repository", "code", "github", "git", "homepage")
+FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
+# GitHub paths whose first segment is not an owner
+GITHUB_RESERVED = {"sponsors", "orgs", "apps", "marketplace", "features", "topics", "users"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TreeMetadata:
+    """What a tree's own metadata files say; None where they say nothing."""
+
+    name: str | None = None
+    version: str | None = None
+    repo_url: str | None = None
+
+
+def canonical_name(name: str) -> str:
+    """Return the PEP 503 normalised form of a distribution name (`Foo_Bar` -> `foo-bar`)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def import_name(name: str) -> str:
+    """Return the likely import name of a distribution (`huggingface-hub` -> `huggingface_hub`)."""
+    return canonical_name(name).replace("-", "_")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            return handle.read(MAX_READ)
+    except OSError:
+        return None
+
+
+# -- repository URLs ----------------------------------------------------------------------
+
+_SCP = re.compile(r"^[\w.-]+@([\w.-]+):(?!//)(.+)$")  # git@github.com:owner/name.git
+
+
+def normalize_repo_url(url: str) -> str | None:
+    """Return `url` as a browsable https repository URL, or None when it is not one.
+
+    GitHub URLs become exactly `https://github.com/OWNER/NAME`: `.git`, trailing
+    slashes, `/tree/...`, `#...`, `?...` and the `git@github.com:` / `ssh://` / `git+`
+    forms are all reduced to it and the host is lower-cased. Other https / ssh URLs keep
+    their path without `.git` and trailing slash. Local paths and `file:` URLs give None.
+    """
+    text = url.strip()
+    if text.startswith("git+"):
+        text = text[4:]
+    scp = _SCP.match(text)
+    if scp:
+        host, path = scp.group(1).lower(), scp.group(2)
+    else:
+        parts = urlsplit(text)
+        if parts.scheme not in ("http", "https", "ssh", "git") or not parts.hostname:
+            return None
+        host, path = parts.hostname.lower(), parts.path
+    host = host.removeprefix("www.")
+    segments = [segment for segment in path.split("/") if segment]
+    if host == "github.com":
+        if len(segments) < 2 or segments[0].lower() in GITHUB_RESERVED:
+            return None
+        owner, name = segments[0], segments[1].removesuffix(".git")
+        return f"https://github.com/{owner}/{name}" if name else None
+    if not segments:
+        return None
+    segments[-1] = segments[-1].removesuffix(".git")
+    return f"https://{host}/" + "/".join(segment for segment in segments if segment)
+
+
+def pick_repo_url(urls: Iterable[tuple[str, str]]) -> str | None:
+    """Return the best repository URL among `(label, url)` pairs, normalised, or None.
+
+    A GitHub URL wins, preferring source-like labels (Source, Repository, Code, GitHub,
+    Homepage); then a URL on another forge; then any URL labelled Source/Repository/Code.
+    A homepage that is not on a forge (a docs site) is never taken for the repository.
+    """
+    ranked: list[tuple[int, int, str]] = []
+    for order, (label, raw) in enumerate(urls):
+        url = normalize_repo_url(raw)
+        if url is None:
+            continue
+        key = re.sub(r"[\s_-]+", "", label).lower()
+        label_rank = SOURCE_LABELS.index(key) if key in SOURCE_LABELS else len(SOURCE_LABELS)
+        host = urlsplit(url).hostname or ""
+        if host == "github.com":
+            tier = 0
+        elif host in FORGES:
+            tier = 1
+        elif key in ("source", "sourcecode", "repository", "code", "git"):
+            tier = 2
+        else:
+            continue
+        ranked.append((tier, label_rank * 1000 + order, url))
+    return min(ranked)[2] if ranked else None
+
+
+# -- commits ------------------------------------------------------------------------------
+
+_HEX = re.compile(r"[0-9a-f]{7,40}")
+_COMMIT_LINE = re.compile(
+    r"^[ \t]*(?:__commit_id__|commit_id)[ \t]*(?:=[ \t]*(?:__commit_id__|commit_id)[ \t]*)?"
+    r"=[ \t]*['\"]([^'\"\n]{1,64})['\"]",
+    re.MULTILINE,
+)
+_VERSION_LINE = re.compile(
+    r"^[ \t]*(?:__version__|version)[ \t]*(?::[ \t]*str[ \t]*)?"
+    r"(?:=[ \t]*(?:__version__|version)[ \t]*)?=[ \t]*['\"]([^'\"\n]{1,128})['\"]",
+    re.MULTILINE,
+)
+
+
+def _scm_commit(value: str) -> str | None:
+    """`g2cf0a6915` (setuptools-scm's form) or a bare hex id -> the hex id, else None."""
+    value = value.strip().lower()
+    if value.startswith("g") and _HEX.fullmatch(value[1:]):
+        return value[1:]
+    return value if _HEX.fullmatch(value) else None
+
+
+def commit_from_version(version: str) -> str | None:
+    """Return the commit in a version's local label (`0.1.dev5+g1234abc.d20240101`), or None."""
+    _, plus, local = version.partition("+")
+    if not plus:
+        return None
+    for label in re.split(r"[.\-_]", local):
+        commit = _scm_commit(label) if label.lower().startswith("g") else None
+        if commit:
+            return commit
+    return None
+
+
+def commit_from_version_file(text: str) -> str | None:
+    """Return the commit recorded in a setuptools-scm `_version.py` text, or None.
+
+    Reads `__commit_id__ = commit_id = 'g2cf0a6915'` (-> "2cf0a6915"), else the local
+    label of `__version__ = version = '0.1.dev5+g1234abc'` (-> "1234abc").
+    """
+    match = _COMMIT_LINE.search(text)
+    if match:
+        commit = _scm_commit(match.group(1))
+        if commit:
+            return commit
+    version = version_from_version_file(text)
+    return commit_from_version(version) if version else None
+
+
+def version_from_version_file(text: str) -> str | None:
+    """Return `__version__` / `version` as assigned a string literal in `text`, or None."""
+    match = _VERSION_LINE.search(text)
+    return match.group(1).strip() if match else None
+
+
+VERSION_FILES = ("_version.py", "version.py", "__version__.py", "__about__.py")
+
+
+def version_file_facts(root: Path, code_paths: Iterable[str]) -> tuple[str | None, str | None]:
+    """Return (version, commit) from the first version file in the package dirs, or Nones."""
+    version: str | None = None
+    for code_path in code_paths:
+        package = root / code_path
+        if not package.is_dir():
+            continue
+        for name in VERSION_FILES:
+            text = _read(package / name)
+            if text is None:
+                continue
+            commit = commit_from_version_file(text)
+            version = version or version_from_version_file(text)
+            if commit:
+                return version, commit
+    return version, None
+
+
+# -- metadata files -----------------------------------------------------------------------
+
+
+def _from_pkg_info(text: str) -> TreeMetadata:
+    headers = HeaderParser().parsestr(text)
+    urls: list[tuple[str, str]] = []
+    for entry in headers.get_all("Project-URL") or []:
+        label, _, url = str(entry).partition(",")
+        urls.append((label.strip(), url.strip()))
+    home = headers.get("Home-page")
+    if home and str(home).strip().upper() != "UNKNOWN":
+        urls.append(("Homepage", str(home).strip()))
+    name, version = headers.get("Name"), headers.get("Version")
+    return TreeMetadata(
+        name=str(name).strip() if name else None,
+        version=str(version).strip() if version else None,
+        repo_url=pick_repo_url(urls),
+    )
+
+
+def _from_pyproject(text: str) -> TreeMetadata:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return TreeMetadata()
+    project = data.get("project")
+    project = project if isinstance(project, dict) else {}
+    tool = data.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    poetry = poetry if isinstance(poetry, dict) else {}
+    urls: list[tuple[str, str]] = []
+    for table in (project.get("urls"), poetry.get("urls")):
+        if isinstance(table, dict):
+            urls += [(str(k), v) for k, v in table.items() if isinstance(v, str)]
+    for key in ("repository", "homepage"):
+        if isinstance(poetry.get(key), str):
+            urls.append((key, poetry[key]))
+    name = project.get("name") or poetry.get("name")
+    version = project.get("version") or poetry.get("version")
+    return TreeMetadata(
+        name=name if isinstance(name, str) else None,
+        version=version if isinstance(version, str) else None,
+        repo_url=pick_repo_url(urls),
+    )
+
+
+def _from_setup_cfg(text: str) -> TreeMetadata:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return TreeMetadata()
+    if not parser.has_section("metadata"):
+        return TreeMetadata()
+    meta = parser["metadata"]
+    urls: list[tuple[str, str]] = []
+    for line in meta.get("project_urls", "").splitlines():
+        label, _, url = line.partition("=")
+        if url.strip():
+            urls.append((label.strip(), url.strip()))
+    for key in ("url", "home_page"):
+        if meta.get(key):
+            urls.append(("Homepage", meta[key].strip()))
+    version = meta.get("version", "").strip()
+    static = version and not version.startswith(("attr:", "file:"))
+    return TreeMetadata(
+        name=meta.get("name", "").strip() or None,
+        version=version if static else None,
+        repo_url=pick_repo_url(urls),
+    )
+
+
+def read_tree_metadata(root: Path) -> TreeMetadata:
+    """Return the name, version and repo URL a tree declares, first source first.
+
+    PKG-INFO at the root (an sdist) or a wheel's `*.dist-info/METADATA` comes first, then
+    pyproject.toml (`[project]`, `[tool.poetry]`), then setup.cfg `[metadata]`; each
+    field is taken from the first file that has it. Never raises for a malformed file.
+    """
+    found: list[TreeMetadata] = []
+    pkg_info = _read(root / "PKG-INFO")
+    if pkg_info is None:
+        for meta in sorted(root.glob("*.dist-info/METADATA")):
+            pkg_info = _read(meta)
+            break
+    if pkg_info is not None:
+        found.append(_from_pkg_info(pkg_info))
+    pyproject = _read(root / "pyproject.toml")
+    if pyproject is not None:
+        found.append(_from_pyproject(pyproject))
+    setup_cfg = _read(root / "setup.cfg")
+    if setup_cfg is not None:
+        found.append(_from_setup_cfg(setup_cfg))
+    return TreeMetadata(
+        name=next((m.name for m in found if m.name), None),
+        version=next((m.version for m in found if m.version), None),
+        repo_url=next((m.repo_url for m in found if m.repo_url), None),
+    )
+
+
+def metadata_from_headers(text: str) -> TreeMetadata:
+    """Return name, version and repo URL from a METADATA / PKG-INFO text."""
+    return _from_pkg_info(text)

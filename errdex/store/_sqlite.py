@@ -1,0 +1,568 @@
+# The SQLite store: one file, WAL mode, one transaction per snapshot, FTS5 over the
+# messages. All of errdex's SQL for SQLite lives in this module and schema.sql.
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from errdex.codec import JSON
+from errdex.errors import StoreError
+from errdex.model import SkippedFile, Snapshot
+from errdex.store._common import sort_versions, version_key
+
+SCHEMA_VERSION = 1
+
+# MIGRATIONS[n] takes a database from schema n to n + 1, run statement by statement in
+# one transaction. A new database is made from schema.sql directly. Version 1 is the
+# first, so there is nothing to migrate yet.
+MIGRATIONS: dict[int, str] = {}
+
+_BUSY_TIMEOUT = 30.0  # seconds to wait for another writer before giving up
+_FETCH = 500  # rows fetched at a time when streaming records
+_ALL = "*"  # version="*": every indexed version, not just the newest
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Yield the complete SQL statements of `script`, one at a time."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending.strip()
+            pending = ""
+    if pending.strip() and not pending.strip().startswith("--"):
+        yield pending.strip()
+
+
+_FTS5_CHECKED = False
+
+
+def _check_fts5() -> None:
+    """Raise StoreError unless this Python's SQLite library has FTS5."""
+    global _FTS5_CHECKED
+    if _FTS5_CHECKED:
+        return
+    probe = sqlite3.connect(":memory:")
+    try:
+        probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x)")
+    except sqlite3.OperationalError as exc:
+        raise StoreError(
+            f"the SQLite library of this Python ({sqlite3.sqlite_version}) lacks FTS5 ({exc});"
+            " install a Python built against SQLite with FTS5 enabled"
+        ) from exc
+    finally:
+        probe.close()
+    _FTS5_CHECKED = True
+
+
+def _glob(pattern: str) -> str:
+    """Turn an fnmatch pattern into SQLite GLOB syntax (only `[!...]` differs)."""
+    return pattern.replace("[!", "[^")
+
+
+def _site_row(snapshot_id: int, record: Mapping[str, Any], snapshot: Snapshot) -> tuple[Any, ...]:
+    """Return the `sites` row of one JSON record; StoreError if it is not one."""
+    try:
+        package = record["package"]
+        if (package["name"], package["version"]) != (snapshot.package, snapshot.version):
+            raise StoreError(
+                f"record {record['id']} belongs to {package['name']} {package['version']},"
+                f" not to the snapshot being written ({snapshot.package} {snapshot.version})"
+            )
+        loc = record["location"]
+        exc = record["exception"]
+        message = record["message"]
+        text = literal = None
+        if message is not None:
+            text = message["text"]
+            if message["static"]:
+                literal = "".join(p["text"] for p in message["parts"] if "text" in p).strip()
+        return (
+            snapshot_id,
+            record["id"],
+            loc["file"],
+            loc["line"],
+            loc["function"],
+            record["kind"],
+            exc["name"],
+            exc["qualname"],
+            exc["qualname"].rpartition(".")[2],
+            text,
+            literal,
+            record.get("title"),
+            json.dumps(record, ensure_ascii=False, separators=(",", ":")),
+        )
+    except (KeyError, TypeError) as exc:
+        rid = record.get("id", "?") if isinstance(record, Mapping) else "?"
+        raise StoreError(
+            f"record {rid} is not a site record as codec.site_to_json makes it:"
+            f" missing or malformed field {exc}"
+        ) from exc
+
+
+class SqliteStore:
+    """Error sites and snapshots in one SQLite file.
+
+    Each thread gets its own connection (made on first use), so one store may be shared
+    by the threads of a web server; processes share the file through WAL mode.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        """Open (creating if needed) the database at `path`.
+
+        Raises StoreError if the file is not an errdex database, was written by a newer
+        errdex, or cannot be opened.
+        """
+        self.path = Path(path)
+        _check_fts5()
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._closed = False
+        if not self.path.parent.exists():
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the folder of database {self.path}: {exc}"
+                ) from exc
+        conn = self._conn()
+        try:
+            self._prepare(conn)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- connections and schema -------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError(f"the store {self.path} is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=_BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.OperationalError as exc:  # cannot open, locked, read-only, ...
+            conn.close()
+            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:  # SQLITE_NOTADB and kin
+            conn.close()
+            raise StoreError(
+                f"{self.path} is not an errdex database: {exc}; point ERRDEX_DB at another file"
+            ) from exc
+        self._local.conn = conn
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    def _schema_version(self, conn: sqlite3.Connection) -> int | None:
+        """Return the schema version, None for an empty database; StoreError if foreign."""
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        if not tables:
+            return None
+        if "meta" not in tables:
+            raise StoreError(
+                f"{self.path} is not an errdex database: it is an SQLite file without errdex's"
+                f" meta table (tables: {', '.join(sorted(tables)[:5])});"
+                " point ERRDEX_DB at another file"
+            )
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        try:
+            return int(row[0])
+        except (TypeError, ValueError) as exc:
+            raise StoreError(
+                f"{self.path} is not an errdex database: its meta table has no valid"
+                f" schema_version ({row!r})"
+            ) from exc
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """Create the schema in an empty database, migrate an old one, refuse a newer one."""
+        try:
+            found = self._schema_version(conn)
+            if found == SCHEMA_VERSION:
+                return
+            self._check_not_newer(found)
+            with self._transaction(conn):
+                found = self._schema_version(conn)  # another process may have been first
+                self._check_not_newer(found)
+                if found is None:
+                    script = resources.files("errdex.store").joinpath("schema.sql").read_text()
+                    for statement in _statements(script):
+                        conn.execute(statement)
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
+                elif found < SCHEMA_VERSION:
+                    for version in range(found, SCHEMA_VERSION):
+                        for statement in _statements(MIGRATIONS[version]):
+                            conn.execute(statement)
+                    conn.execute(
+                        "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                        (str(SCHEMA_VERSION),),
+                    )
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"cannot prepare database {self.path}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not an errdex database: {exc}") from exc
+
+    def _check_not_newer(self, found: int | None) -> None:
+        if found is not None and found > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer errdex (schema version {found}; this"
+                f" errdex reads up to {SCHEMA_VERSION}); upgrade errdex"
+                " (pip install -U errdex) or use another database file"
+            )
+
+    @contextlib.contextmanager
+    def _transaction(self, conn: sqlite3.Connection) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, KeyboardInterrupt too."""
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(
+                f"cannot write to {self.path}: {exc}; another errdex may be indexing into it,"
+                " try again when it is done"
+            ) from exc
+        try:
+            yield
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:  # COMMIT itself may fail (disk full) and leave it open
+                conn.execute("ROLLBACK")
+            raise
+
+    # -- writing ----------------------------------------------------------------------
+
+    def write_snapshot(
+        self,
+        snapshot: Snapshot,
+        records: Iterable[Mapping[str, Any]],
+        *,
+        files: int,
+        skipped: Sequence[SkippedFile],
+        tree_hash: str,
+        extractor: str,
+    ) -> None:
+        """Store `records` (JSON dicts of codec.site_to_json) as `snapshot`, replacing any
+        earlier (package, version), in one transaction: if anything fails or interrupts,
+        the previous state stays whole. Raises StoreError for a malformed record or a
+        database that cannot be written.
+        """
+        conn = self._conn()
+        count = 0
+
+        def rows(snapshot_id: int) -> Iterator[tuple[Any, ...]]:
+            nonlocal count
+            for record in records:
+                count += 1
+                yield _site_row(snapshot_id, record, snapshot)
+
+        try:
+            with self._transaction(conn):
+                old = conn.execute(
+                    "SELECT id FROM snapshots WHERE package = ? AND version = ?",
+                    (snapshot.package, snapshot.version),
+                ).fetchone()
+                if old is not None:
+                    self._delete_snapshot(conn, old[0])
+                cur = conn.execute(
+                    "INSERT INTO snapshots (package, version, source, repo_url, commit_id, date,"
+                    " files, sites, tree_hash, extractor, indexed_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                    (
+                        snapshot.package,
+                        snapshot.version,
+                        snapshot.source,
+                        snapshot.repo_url,
+                        snapshot.commit,
+                        snapshot.date,
+                        files,
+                        tree_hash,
+                        extractor,
+                        datetime.now(UTC).isoformat(timespec="seconds"),
+                    ),
+                )
+                snapshot_id = cur.lastrowid
+                assert snapshot_id is not None
+                conn.executemany(
+                    "INSERT INTO skipped (snapshot_id, path, reason) VALUES (?, ?, ?)",
+                    [(snapshot_id, s.path, s.reason) for s in skipped],
+                )
+                conn.executemany(
+                    "INSERT INTO sites (snapshot_id, site_id, file, line, function, kind,"
+                    " exc_name, exc_qualname, exc_short, message_text, message_literal, title,"
+                    " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows(snapshot_id),
+                )
+                conn.execute(
+                    "INSERT INTO sites_fts (rowid, message, title, exception, function, file)"
+                    " SELECT id, message_text, title, exc_name || ' ' || exc_qualname,"
+                    " function, file FROM sites WHERE snapshot_id = ?",
+                    (snapshot_id,),
+                )
+                conn.execute("UPDATE snapshots SET sites = ? WHERE id = ?", (count, snapshot_id))
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot write {snapshot.package} {snapshot.version} to {self.path}: {exc}"
+            ) from exc
+
+    @staticmethod
+    def _delete_snapshot(conn: sqlite3.Connection, snapshot_id: int) -> None:
+        conn.execute(
+            "DELETE FROM sites_fts WHERE rowid IN (SELECT id FROM sites WHERE snapshot_id = ?)",
+            (snapshot_id,),
+        )
+        conn.execute("DELETE FROM sites WHERE snapshot_id = ?", (snapshot_id,))
+        conn.execute("DELETE FROM skipped WHERE snapshot_id = ?", (snapshot_id,))
+        conn.execute("DELETE FROM snapshots WHERE id = ?", (snapshot_id,))
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        try:
+            return self._conn().execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+
+    def snapshot_state(self, package: str, version: str) -> tuple[str, str] | None:
+        """Return (tree_hash, extractor) of the stored snapshot, or None if there is none."""
+        rows = self._read(
+            "SELECT tree_hash, extractor FROM snapshots WHERE package = ? AND version = ?",
+            (package, version),
+        )
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def snapshots(self) -> list[JSON]:
+        """Return every stored snapshot, ordered by package then version (oldest first)."""
+        skipped: dict[int, list[JSON]] = {}
+        for snapshot_id, path, reason in self._read(
+            "SELECT snapshot_id, path, reason FROM skipped ORDER BY snapshot_id, path"
+        ):
+            skipped.setdefault(snapshot_id, []).append({"path": path, "reason": reason})
+        out = [
+            {
+                "package": package,
+                "version": version,
+                "source": source,
+                "repo_url": repo_url,
+                "commit": commit,
+                "date": date,
+                "files": files,
+                "sites": sites,
+                "skipped": skipped.get(snapshot_id, []),
+                "indexed_at": indexed_at,
+            }
+            for (
+                snapshot_id,
+                package,
+                version,
+                source,
+                repo_url,
+                commit,
+                date,
+                files,
+                sites,
+                indexed_at,
+            ) in self._read(
+                "SELECT id, package, version, source, repo_url, commit_id, date, files, sites,"
+                " indexed_at FROM snapshots"
+            )
+        ]
+        out.sort(key=lambda s: (s["package"], version_key(s["version"])))
+        return out
+
+    def _selected(self, package: str | None, version: str | None) -> list[int]:
+        """Return the ids of the snapshots a query covers, in (package, version) order.
+
+        version None: the newest version of each package; "*": every version.
+        """
+        sql = "SELECT id, package, version FROM snapshots"
+        params: list[Any] = []
+        if package is not None:
+            sql += " WHERE package = ?"
+            params.append(package)
+        found = sorted(self._read(sql, params), key=lambda r: (r[1], version_key(r[2])))
+        if version is None:
+            newest: dict[str, int] = {}
+            for snapshot_id, pkg, _ in found:
+                newest[pkg] = snapshot_id  # the last one of each package is the newest
+            return list(newest.values())
+        if version == _ALL:
+            return [r[0] for r in found]
+        return [r[0] for r in found if r[2] == version]
+
+    def _where(
+        self,
+        package: str | None,
+        version: str | None,
+        exception: str | None,
+        file_glob: str | None,
+    ) -> tuple[str, list[Any]] | None:
+        """Return the FROM/WHERE/ORDER clause and its parameters, None if nothing matches."""
+        ids = self._selected(package, version)
+        if not ids:
+            return None
+        # json_each yields the ids with their position, which orders (package, version).
+        sql = " FROM json_each(?) AS sel JOIN sites AS s ON s.snapshot_id = sel.value WHERE 1"
+        params: list[Any] = [json.dumps(ids)]
+        if exception is not None:
+            sql += " AND ? IN (s.exc_name, s.exc_qualname, s.exc_short)"
+            params.append(exception)
+        if file_glob is not None:
+            sql += " AND s.file GLOB ?"
+            params.append(_glob(file_glob))
+        return sql, params
+
+    def list_records(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[JSON]:
+        """Return the records that pass every filter given, by package, file and line.
+
+        `version` None means the newest version of each package, "*" every version;
+        `exception` matches the name as written, the qualname, or its last component;
+        `file_glob` is an fnmatch-style pattern on location.file.
+        """
+        where = self._where(package, version, exception, file_glob)
+        if where is None:
+            return []
+        sql, params = where
+        rows = self._read(
+            f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ? OFFSET ?",
+            [*params, -1 if limit is None else limit, offset],
+        )
+        return [json.loads(r[0]) for r in rows]
+
+    def count(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+    ) -> int:
+        """Return how many records `list_records` would return with the same filters."""
+        where = self._where(package, version, exception, file_glob)
+        if where is None:
+            return 0
+        sql, params = where
+        return int(self._read(f"SELECT count(*) {sql}", params)[0][0])
+
+    def iter_records(
+        self, *, package: str | None = None, version: str | None = None
+    ) -> Iterator[JSON]:
+        """Yield records one at a time, by package, version, file and line.
+
+        `version` None means the newest version of each package, "*" every version.
+        """
+        where = self._where(package, version, None, None)
+        if where is None:
+            return
+        sql, params = where
+        try:
+            cur = self._conn().execute(
+                f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id", params
+            )
+            while batch := cur.fetchmany(_FETCH):
+                for row in batch:
+                    yield json.loads(row[0])
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+
+    def get(
+        self, site_id: str, *, package: str | None = None, version: str | None = None
+    ) -> JSON | None:
+        """Return the record `site_id` from the newest version that has it (or the given
+        package/version), with "versions": every indexed version of its package that has
+        it, oldest first. None if there is no such record.
+        """
+        sql = (
+            "SELECT sn.package, sn.version, s.record FROM sites AS s"
+            " JOIN snapshots AS sn ON sn.id = s.snapshot_id WHERE s.site_id = ?"
+        )
+        params: list[Any] = [site_id]
+        if package is not None:
+            sql += " AND sn.package = ?"
+            params.append(package)
+        rows = self._read(sql + " ORDER BY s.id", params)
+        if version is not None:
+            rows = [r for r in rows if r[1] == version]
+        if not rows:
+            return None
+        best = max(rows, key=lambda r: (version_key(r[1]), r[0]))
+        record: JSON = json.loads(best[2])
+        record["versions"] = sort_versions(
+            [
+                r[0]
+                for r in self._read(
+                    "SELECT DISTINCT sn.version FROM sites AS s"
+                    " JOIN snapshots AS sn ON sn.id = s.snapshot_id"
+                    " WHERE s.site_id = ? AND sn.package = ?",
+                    (site_id, best[0]),
+                )
+            ]
+        )
+        return record
+
+    def find_by_message(self, text: str) -> list[JSON]:
+        """Return the records whose message.text is `text`, or whose static message reads
+        `text` (surrounding whitespace ignored), newest version of each package.
+        """
+        where = self._where(None, None, None, None)
+        if where is None:
+            return []
+        sql, params = where
+        rows = self._read(
+            f"SELECT s.record {sql} AND (s.message_text = ? OR s.message_literal = ?)"
+            " ORDER BY sel.key, s.file, s.line, s.id",
+            [*params, text, text.strip()],
+        )
+        return [json.loads(r[0]) for r in rows]
+
+    # -- lifetime ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every connection of this store; later calls raise StoreError."""
+        with self._lock:
+            connections, self._connections = self._connections, []
+            self._closed = True
+        for conn in connections:
+            conn.close()
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"

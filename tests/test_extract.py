@@ -1,0 +1,596 @@
+# Extraction, snippet by snippet: every message template form, guard form and input
+# kind the index promises, then cross-file linking, identity and bad files.
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from errdex.extract.parse import Skip, parse_file
+from errdex.extract.visitor import UnknownStatement
+from errdex.model import Hole, Text
+from tests.conftest import index_snippet, index_tree, only
+
+
+def texts(code: str) -> list[str | None]:
+    return [s.message.text if s.message else None for s in index_snippet(code)]
+
+
+# -- message templates ------------------------------------------------------------------
+
+
+def test_fstring_keeps_holes_conversion_and_spec() -> None:
+    site = only(
+        index_snippet("""
+        def f(name, ratio):
+            raise ValueError(f"bad {name!r}: {ratio:.2f} of {len(name)}")
+    """)
+    )
+    assert site.message is not None
+    assert site.message.parts == (
+        Text(text="bad "),
+        Hole(expr="name", conversion="r"),
+        Text(text=": "),
+        Hole(expr="ratio", format_spec=".2f"),
+        Text(text=" of "),
+        Hole(expr="len(name)"),
+    )
+    assert site.message.text == "bad {name!r}: {ratio:.2f} of {len(name)}"
+    assert not site.message.static
+
+
+def test_nested_fstring_is_inlined() -> None:
+    assert texts("""
+        def f(a, b):
+            raise ValueError(f"x {f'inner {a}'} y {b}")
+    """) == ["x inner {a} y {b}"]
+
+
+def test_implicit_concatenation_across_lines() -> None:
+    site = only(
+        index_snippet("""
+        def f(n):
+            raise ValueError(
+                "first part, "
+                f"then {n} "
+                "and the end"
+            )
+    """)
+    )
+    assert site.message is not None and site.message.text == "first part, then {n} and the end"
+    assert (site.location.line, site.location.end_line) == (3, 7)
+
+
+def test_plus_concatenation() -> None:
+    assert texts("""
+        def f(path):
+            raise OSError("cannot open " + path + " for reading")
+    """) == ["cannot open {path} for reading"]
+
+
+def test_percent_with_tuple_dict_and_single_value() -> None:
+    assert texts("""
+        def f(a, b):
+            raise ValueError("got %s and %r (100%%)" % (a, b))
+        def g(a):
+            raise ValueError("key %(k)s is %(v)d" % {"k": a, "v": 3})
+        def h(a):
+            raise ValueError("only %s" % a)
+    """) == ["got {a} and {b!r} (100%)", "key {a} is {3}", "only {a}"]
+
+
+def test_str_format_positional_and_named() -> None:
+    assert texts("""
+        def f(a, b, obj):
+            raise ValueError("{} then {} / {name} / {0.attr!r:>4}".format(a, b, name=obj))
+    """) == ["{a} then {b} / {obj} / {a.attr!r:>4}"]
+
+
+def test_join_is_one_hole() -> None:
+    assert texts("""
+        def f(items):
+            raise ValueError("choose one of: " + ", ".join(items))
+    """) == ["choose one of: {', '.join(items)}"]
+
+
+def test_message_built_in_a_variable_with_augmented_assignment() -> None:
+    assert texts("""
+        def f(x):
+            msg = f"bad value {x}"
+            msg += ", expected a number"
+            raise TypeError(msg)
+    """) == ["bad value {x}, expected a number"]
+
+
+def test_branches_that_assign_different_texts_give_one_template_each() -> None:
+    sites = index_snippet("""
+        def f(x):
+            if x:
+                msg = "first reason"
+            else:
+                msg = "second reason"
+            raise ValueError(msg)
+    """)
+    assert sorted(s.message.text for s in sites if s.message) == ["first reason", "second reason"]
+    assert {s.location.line for s in sites} == {7}
+    assert all(s.variant for s in sites)
+    assert len({s.id for s in sites}) == 2
+
+
+def test_unknown_message_is_a_hole_never_invented_text() -> None:
+    site = only(
+        index_snippet("""
+        def f(err):
+            raise RuntimeError(describe(err))
+    """)
+    )
+    assert site.message is not None
+    assert site.message.parts == (Hole(expr="describe(err)"),)
+
+
+def test_literal_braces_are_doubled_in_text() -> None:
+    site = only(
+        index_snippet("""
+        def f():
+            raise KeyError("use {name} placeholders")
+    """)
+    )
+    assert site.message is not None
+    assert site.message.text == "use {{name}} placeholders"
+    assert site.message.static
+
+
+# -- kinds of sites ------------------------------------------------------------------------
+
+
+def test_bare_class_raise_from_and_reraise() -> None:
+    sites = index_snippet("""
+        def f(x):
+            try:
+                x()
+            except KeyError as err:
+                raise ValueError("wrapped") from err
+            except OSError:
+                raise
+            raise StopIteration
+    """)
+    kinds = [(s.kind, s.exception.name, s.cause) for s in sites]
+    assert kinds == [
+        ("raise", "ValueError", "err"),
+        ("reraise", "OSError", None),
+        ("raise", "StopIteration", None),
+    ]
+    assert sites[2].message is None
+
+
+def test_assert_with_message_is_a_site_and_its_test_a_negated_guard() -> None:
+    sites = index_snippet("""
+        def f(n):
+            assert n > 0
+            assert n < 10, f"n must be below 10, got {n}"
+    """)
+    site = only(sites)
+    assert site.kind == "assert"
+    assert site.exception.qualname == "builtins.AssertionError"
+    assert site.guard[-1].kind == "assert" and site.guard[-1].negated
+    assert site.guard[-1].test == "n < 10"
+
+
+def test_raise_helper_call_is_a_site_filled_from_its_arguments() -> None:
+    sites = index_snippet("""
+        def _unsupported(feature, hint):
+            raise ValueError(f"{feature} is not supported; {hint}")
+
+        def fail_with(name):
+            raise ValueError(f"unknown option {name!r}")
+
+        def run(opt):
+            if opt == "x":
+                fail_with("x-mode")
+            fail_with(opt)
+    """)
+    helper_sites = [s for s in sites if s.kind == "helper"]
+    assert [s.message.text for s in helper_sites if s.message] == [
+        "unknown option {'x-mode'!r}",
+        "unknown option {opt!r}",
+    ]
+    first = helper_sites[0]
+    assert first.location.function == "run"
+    assert first.exception.qualname == "builtins.ValueError"
+    assert first.guard[0].test == "opt == 'x'"
+
+
+def test_method_helper_through_self() -> None:
+    sites = index_snippet("""
+        class Registry:
+            def _raise_missing(self, name):
+                raise KeyError(f"no such model: {name}")
+
+            def get(self, name):
+                if name not in self.models:
+                    self._raise_missing(name)
+    """)
+    helper = [s for s in sites if s.kind == "helper"]
+    assert only(helper).message is not None
+    assert helper[0].message.text == "no such model: {name}"  # type: ignore[union-attr]
+    assert helper[0].location.function == "Registry.get"
+
+
+# -- guards -------------------------------------------------------------------------------
+
+
+def guards(code: str) -> list[tuple[str, str, bool]]:
+    site = index_snippet(code)[-1]
+    return [(g.kind, g.test, g.negated) for g in site.guard]
+
+
+def test_if_elif_else_negate_earlier_branches() -> None:
+    assert guards("""
+        def f(a, b):
+            if a:
+                pass
+            elif b > 3:
+                pass
+            else:
+                raise ValueError("neither")
+    """) == [("if", "a", True), ("elif", "b > 3", True)]
+
+
+def test_early_exits_are_negated_guards() -> None:
+    assert guards("""
+        def f(items, x):
+            if x is None:
+                return
+            for item in items:
+                if not item:
+                    continue
+                if item > x:
+                    raise ValueError("too big")
+    """) == [
+        ("early-exit", "x is None", True),
+        ("for", "item in items", False),
+        ("early-exit", "not item", True),
+        ("if", "item > x", False),
+    ]
+
+
+def test_while_with_try_except_finally_match() -> None:
+    assert guards("""
+        def f(conn, cmd):
+            while conn.open:
+                with conn.lock() as lock:
+                    try:
+                        conn.send()
+                    except (OSError, TimeoutError) as err:
+                        match cmd:
+                            case {"retry": n} if n > 3:
+                                raise RuntimeError("gave up")
+    """) == [
+        ("while", "conn.open", False),
+        ("with", "conn.lock() as lock", False),
+        ("except", "(OSError, TimeoutError) as err", False),
+        ("match", "cmd", False),
+        ("case", "{'retry': n} if n > 3", False),
+    ]
+
+
+def test_try_body_and_finally() -> None:
+    assert guards("""
+        def f(x):
+            try:
+                raise ValueError("in body")
+            except KeyError:
+                pass
+    """) == [("try", "KeyError", False)]
+    assert (
+        guards("""
+        def f(x):
+            try:
+                pass
+            finally:
+                raise ValueError("in finally")
+    """)[-1][0]
+        == "finally"
+    )
+
+
+def test_guard_starts_at_the_nested_function() -> None:
+    site = index_snippet("""
+        def outer(a):
+            if a:
+                def inner(b):
+                    if b:
+                        raise ValueError("inner")
+                return inner
+    """)[0]
+    assert site.location.function == "outer.inner"
+    assert [g.test for g in site.guard] == ["b"]
+
+
+def test_unknown_statement_fails_loudly_in_strict_mode() -> None:
+    import ast
+
+    from errdex.extract.visitor import FileVisitor
+
+    class Weird(ast.stmt):
+        _fields = ()
+
+    tree = ast.Module(body=[Weird(lineno=1, col_offset=0)], type_ignores=[])
+    with pytest.raises(UnknownStatement, match="no rule for Weird"):
+        FileVisitor("", "m.py", "m", strict=True).visit_module(tree)
+
+
+# -- inputs ---------------------------------------------------------------------------------
+
+
+def test_dataclass_field_with_attribute_docstring_and_default() -> None:
+    site = only(
+        index_snippet('''
+        from dataclasses import dataclass, field
+
+        @dataclass
+        class Config:
+            budget: int = 0
+            """Max items per batch. 0 means auto-infer."""
+            names: list[str] = field(default_factory=list)
+
+            def __post_init__(self):
+                if self.budget < 0 and self.names:
+                    raise ValueError("budget must be non-negative")
+    ''')
+    )
+    budget, names = site.inputs
+    assert (budget.name, budget.expr, budget.kind, budget.owner) == (
+        "budget",
+        "self.budget",
+        "field",
+        "Config",
+    )
+    assert (budget.type, budget.default) == ("int", "0")
+    assert budget.doc == "Max items per batch. 0 means auto-infer."
+    assert budget.location is not None and budget.location.line == 6
+    assert names.default == "list()"
+
+
+def test_pydantic_field_description_and_property() -> None:
+    site = only(
+        index_snippet('''
+        class Settings(BaseModel):
+            port: int = Field(8000, description="Port to listen on.")
+
+            @property
+            def public(self) -> bool:
+                """Whether the server listens on all interfaces."""
+                return True
+
+            def check(self):
+                if self.public and self.port < 1024:
+                    raise ValueError(f"port {self.port} needs root")
+    ''')
+    )
+    by_name = {i.name: i for i in site.inputs}
+    assert by_name["port"].default == "8000" and by_name["port"].doc == "Port to listen on."
+    assert by_name["public"].kind == "property" and by_name["public"].type == "bool"
+
+
+def test_parameters_with_google_numpy_and_rest_docs() -> None:
+    sites = index_snippet('''
+        def google(size: int = 3):
+            """Do it.
+
+            Args:
+                size: How many, at most 10.
+            """
+            if size > 10:
+                raise ValueError("size")
+
+        def numpy(size=3):
+            """Do it.
+
+            Parameters
+            ----------
+            size : int
+                How many, numpy style.
+            """
+            if size > 10:
+                raise ValueError("size")
+
+        def rest(size=3):
+            """Do it.
+
+            :param size: How many, reST style.
+            """
+            if size > 10:
+                raise ValueError("size")
+    ''')
+    docs = [s.inputs[0].doc for s in sites]
+    assert docs == ["How many, at most 10.", "How many, numpy style.", "How many, reST style."]
+    first = sites[0].inputs[0]
+    assert (first.kind, first.type, first.default, first.owner) == (
+        "parameter",
+        "int",
+        "3",
+        "google",
+    )
+
+
+def test_module_constant_input() -> None:
+    site = only(
+        index_snippet('''
+        MAX_LEN = 512
+        """Longest prompt we accept."""
+
+        def check(prompt):
+            if len(prompt) > MAX_LEN:
+                raise ValueError(f"prompt longer than {MAX_LEN}")
+    ''')
+    )
+    const = next(i for i in site.inputs if i.name == "MAX_LEN")
+    assert (const.kind, const.default, const.doc) == (
+        "constant",
+        "512",
+        "Longest prompt we accept.",
+    )
+
+
+# -- across files ---------------------------------------------------------------------------
+
+
+def test_exceptions_resolve_through_imports_to_qualified_names_and_bases(tmp_path: Path) -> None:
+    sites = index_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .errors import ConfigError\n",
+            "pkg/errors.py": """
+            class BaseError(Exception):
+                pass
+
+            class ConfigError(BaseError, ValueError):
+                def __init__(self, code, message):
+                    super().__init__(message)
+        """,
+            "pkg/config.py": """
+            import pkg.errors as errors
+            from pkg import ConfigError
+            from .base import Base
+
+            class Config(Base):
+                def check(self):
+                    if self.size > 3:
+                        raise ConfigError(17, f"size {self.size} too big")
+                    raise errors.BaseError("plain")
+        """,
+            "pkg/base.py": '''
+            class Base:
+                size: int = 1
+                """How big."""
+        ''',
+        },
+    )
+    own, plain = sorted(
+        (s for s in sites if s.location.file == "pkg/config.py"), key=lambda s: s.location.line
+    )
+    assert own.exception.qualname == "pkg.errors.ConfigError"
+    assert own.exception.bases == (
+        "pkg.errors.BaseError",
+        "builtins.ValueError",
+        "builtins.Exception",
+    )
+    assert own.message is not None and own.message.text == "size {self.size} too big"
+    size = only(list(own.inputs))
+    assert (size.owner, size.doc) == ("Base", "How big.")
+    assert size.location is not None and size.location.file == "pkg/base.py"
+    assert plain.exception.qualname == "pkg.errors.BaseError"
+
+
+def test_helper_defined_in_another_module(tmp_path: Path) -> None:
+    sites = index_tree(
+        tmp_path,
+        {
+            "pkg/_checks.py": """
+            def reject(value):
+                raise TypeError(f"cannot use {value!r} here")
+        """,
+            "pkg/api.py": """
+            from pkg._checks import reject
+
+            def api(v):
+                if not isinstance(v, int):
+                    reject(v)
+        """,
+        },
+    )
+    helper = only([s for s in sites if s.kind == "helper"])
+    assert helper.location.file == "pkg/api.py" and helper.location.line == 6
+    assert helper.message is not None and helper.message.text == "cannot use {v!r} here"
+
+
+def test_ids_are_stable_when_lines_move_and_ordinals_separate_twins(tmp_path: Path) -> None:
+    code = """
+        def f(x):
+            if x:
+                raise ValueError("same")
+            raise ValueError("same")
+    """
+    before = index_snippet(code)
+    after = index_snippet("\n\n\n# moved down\n" + textwrap.dedent(code))
+    assert [s.id for s in before] == [s.id for s in after]
+    assert len({s.id for s in before}) == 2
+    assert before[0].location.line != after[0].location.line
+
+
+def test_parallel_and_serial_give_identical_sites(tmp_path: Path) -> None:
+    files = {
+        f"pkg/m{i}.py": f"""
+            def f{i}(x):
+                if x > {i}:
+                    raise ValueError(f"x over {i}: {{x}}")
+        """
+        for i in range(60)
+    }
+    serial = index_tree(tmp_path, files, workers=1)
+    parallel = index_tree(tmp_path, files, workers=2)
+    assert serial == parallel and len(serial) == 60
+
+
+# -- bad files ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        (b'print "python 2"\n', "does not parse"),
+        (b"x = 1\x00\n", "null bytes"),
+        (b"# -*- coding: no-such-codec -*-\nx = 1\n", "encoding"),
+        (b"\xff\xfe\xfa not utf-8\n", "cannot decode"),
+        (b"x = " + b"(" * 300_000 + b")" * 300_000 + b"\n", "nested"),
+    ],
+)
+def test_unusable_file_is_skipped_with_a_reason(source: bytes, reason: str) -> None:
+    with pytest.raises(Skip, match=reason):
+        parse_file(source, "bad.py", "bad")
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="this syntax is valid from 3.12")
+def test_syntax_newer_than_the_running_python_is_skipped() -> None:
+    with pytest.raises(Skip, match="does not parse"):
+        parse_file(b"def first[T](xs: list[T]) -> T:\n    return xs[0]\n", "new.py", "new")
+
+
+def test_huge_file_is_skipped() -> None:
+    with pytest.raises(Skip, match="over the"):
+        parse_file(b"x = 1\n" * 2_000_000, "big.py", "big")
+
+
+def test_bad_files_are_recorded_and_the_rest_indexed(tmp_path: Path) -> None:
+    from errdex.extract import extract, scan
+    from errdex.extract.cache import FactsCache
+    from errdex.model import Snapshot
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/good.py").write_text('def f():\n    raise ValueError("fine")\n')
+    (tmp_path / "pkg/py2.py").write_text('print "old"\n')
+    (tmp_path / "pkg/locked.py").write_text('raise ValueError("hidden")\n')
+    os.chmod(tmp_path / "pkg/locked.py", 0)
+    snapshot = Snapshot(package="pkg", version="1", root=tmp_path, source=str(tmp_path))
+    cache = FactsCache(None)
+    result = extract(snapshot, scan(snapshot, cache), cache)
+    reasons = {s.path: s.reason for s in result.skipped}
+    assert reasons["pkg/py2.py"].startswith("does not parse")
+    if os.geteuid() != 0:  # root reads any file
+        assert reasons["pkg/locked.py"].startswith("cannot read")
+    assert next(s.message.text for s in result.sites if s.message) == "fine"
+
+
+def test_indexed_code_is_never_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    index_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": f'open({str(marker)!r}, "w").write("x")\nraise SystemExit("boom")\n',
+        },
+    )
+    assert not marker.exists()

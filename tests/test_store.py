@@ -1,0 +1,351 @@
+# The store against real SQLite files: records go in through model + codec, exactly as
+# the indexer will write them, and come back out as the same JSON.
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.codec import JSON, site_from_json, site_to_json
+from errdex.errors import StoreError
+from errdex.model import (
+    ErrorSite,
+    ExceptionRef,
+    Guard,
+    Hole,
+    Location,
+    Message,
+    SkippedFile,
+    Snapshot,
+    Snippet,
+    Text,
+)
+from errdex.store import SqliteStore, Store, open_store, sort_versions
+
+
+def site(
+    site_id: str,
+    *,
+    file: str = "pkg/config.py",
+    line: int = 10,
+    function: str = "Config.check",
+    exception: tuple[str, str] = ("ValueError", "builtins.ValueError"),
+    parts: tuple[Text | Hole, ...] | None = (Text(text="bad value: "), Hole(expr="self.x")),
+) -> ErrorSite:
+    """Return an ErrorSite with sensible defaults; override what a test is about."""
+    return ErrorSite(
+        id=site_id,
+        kind="raise",
+        exception=ExceptionRef(name=exception[0], qualname=exception[1]),
+        message=None if parts is None else Message(parts=parts),
+        location=Location(file=file, line=line, end_line=line, function=function),
+        snippet=Snippet(start_line=line - 1, lines=("if self.x < 0:", "    raise ...")),
+        guard=(Guard(kind="if", test="self.x < 0", negated=False, line=line - 1),),
+    )
+
+
+def snap(version: str = "1.0.0", package: str = "pkg") -> Snapshot:
+    return Snapshot(
+        package=package,
+        version=version,
+        root=Path("/nonexistent"),
+        source=f"pypi:{package}=={version}",
+        repo_url="https://github.com/example/pkg",
+        commit="abc1234",
+        date="2024-05-01",
+    )
+
+
+def write(
+    store: Store, snapshot: Snapshot, sites: list[ErrorSite], *, tree_hash: str = "h1"
+) -> None:
+    store.write_snapshot(
+        snapshot,
+        [site_to_json(s, snapshot) for s in sites],
+        files=3,
+        skipped=[SkippedFile(path="pkg/broken.py", reason="SyntaxError: invalid syntax")],
+        tree_hash=tree_hash,
+        extractor="x1",
+    )
+
+
+def ids(records: list[JSON]) -> list[str]:
+    return [r["id"] for r in records]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with open_store(tmp_path / "errdex.sqlite") as s:
+        yield s
+
+
+SITES = [
+    site("a" * 16, file="pkg/config.py", line=30),
+    site(
+        "b" * 16,
+        file="pkg/config.py",
+        line=5,
+        exception=("errors.ConfigError", "pkg.errors.ConfigError"),
+    ),
+    site("c" * 16, file="pkg/io/read.py", line=7, exception=("OSError", "builtins.OSError")),
+    site("d" * 16, file="pkg/io/write.py", line=9, parts=(Text(text="  cannot write {}  "),)),
+    site("e" * 16, file="pkg/main.py", line=1, parts=None),
+]
+
+
+def test_round_trip(store: Store) -> None:
+    snapshot = snap()
+    write(store, snapshot, SITES)
+
+    for original in SITES:
+        record = store.get(original.id)
+        assert record is not None
+        assert record["versions"] == ["1.0.0"]
+        del record["versions"]
+        assert record == site_to_json(original, snapshot)
+        assert site_from_json(record) == original
+    assert store.get("f" * 16) is None
+    assert store.snapshot_state("pkg", "1.0.0") == ("h1", "x1")
+    assert store.snapshot_state("pkg", "2.0.0") is None
+    [row] = store.snapshots()
+    assert row.pop("indexed_at")
+    assert row == {
+        "package": "pkg",
+        "version": "1.0.0",
+        "source": "pypi:pkg==1.0.0",
+        "repo_url": "https://github.com/example/pkg",
+        "commit": "abc1234",
+        "date": "2024-05-01",
+        "files": 3,
+        "sites": 5,
+        "skipped": [{"path": "pkg/broken.py", "reason": "SyntaxError: invalid syntax"}],
+    }
+
+
+def test_reopen_keeps_data(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "errdex.sqlite"
+    with open_store(path) as store:
+        write(store, snap(), SITES)
+    with open_store(str(path)) as store:
+        assert store.count() == 5
+
+
+def test_rewrite_replaces_the_snapshot(store: Store, tmp_path: Path) -> None:
+    write(store, snap(), SITES)
+    write(store, snap(), [site("f" * 16)], tree_hash="h2")
+
+    assert ids(store.list_records()) == ["f" * 16]
+    assert store.get("a" * 16) is None
+    assert store.snapshot_state("pkg", "1.0.0") == ("h2", "x1")
+    assert [s["sites"] for s in store.snapshots()] == [1]
+    with sqlite3.connect(tmp_path / "errdex.sqlite") as raw:  # the search index follows
+        assert raw.execute("SELECT count(*) FROM sites_fts").fetchone() == (1,)
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, RuntimeError])
+def test_interrupted_write_leaves_the_previous_snapshot_whole(
+    store: Store, interrupt: type[BaseException]
+) -> None:
+    write(store, snap(), SITES)
+    before = (store.list_records(), store.snapshots())
+
+    def records_then_crash() -> Iterator[dict[str, Any]]:
+        for s in [site("f" * 16), site("0" * 16, line=99)]:
+            yield site_to_json(s, snap())
+        raise interrupt("stopped midway")
+
+    with pytest.raises(interrupt, match="stopped midway"):
+        store.write_snapshot(
+            snap(), records_then_crash(), files=1, skipped=[], tree_hash="h2", extractor="x1"
+        )
+
+    assert (store.list_records(), store.snapshots()) == before
+    assert store.snapshot_state("pkg", "1.0.0") == ("h1", "x1")
+    write(store, snap("2.0.0"), SITES)  # and the store is still writable
+    assert store.count(version="*") == 10
+
+
+def test_malformed_or_foreign_records_are_refused_whole(store: Store) -> None:
+    write(store, snap(), SITES)
+    good = site_to_json(site("f" * 16), snap())
+    with pytest.raises(StoreError, match=r"record f{16} is not a site record.*'location'"):
+        bad = {k: v for k, v in good.items() if k != "location"}
+        store.write_snapshot(snap(), [good, bad], files=1, skipped=[], tree_hash="h", extractor="x")
+    with pytest.raises(StoreError, match=r"belongs to pkg 9\.0, not to .* \(pkg 1\.0\.0\)"):
+        store.write_snapshot(
+            snap(), [site_to_json(site("f" * 16), snap("9.0"))],
+            files=1, skipped=[], tree_hash="h", extractor="x",
+        )  # fmt: skip
+    assert store.count() == 5
+
+
+def test_filters(store: Store) -> None:
+    write(store, snap(), SITES)
+
+    # ordered by file, then line
+    assert ids(store.list_records()) == ["b" * 16, "a" * 16, "c" * 16, "d" * 16, "e" * 16]
+    assert ids(store.list_records(exception="OSError")) == ["c" * 16]
+    assert ids(store.list_records(exception="builtins.OSError")) == ["c" * 16]
+    for name in ("errors.ConfigError", "pkg.errors.ConfigError", "ConfigError"):
+        assert ids(store.list_records(exception=name)) == ["b" * 16]
+    assert store.list_records(exception="Error") == []
+    assert ids(store.list_records(file_glob="pkg/io/*")) == ["c" * 16, "d" * 16]
+    assert ids(store.list_records(file_glob="pkg/[!i]*.py")) == ["b" * 16, "a" * 16, "e" * 16]
+    # as in fnmatch, * crosses folders
+    assert ids(store.list_records(file_glob="pkg/*.py", exception="ValueError")) == [
+        "a" * 16,
+        "d" * 16,
+        "e" * 16,
+    ]
+    assert ids(store.list_records(limit=2, offset=1)) == ["a" * 16, "c" * 16]
+    assert store.count() == 5
+    assert store.count(file_glob="pkg/io/*") == 2
+    assert store.list_records(package="other") == []
+    assert store.count(version="0.1") == 0
+
+
+def test_versions_across_snapshots(store: Store) -> None:
+    old, new = snap("1.0.0"), snap("1.1.0")
+    write(store, old, [site("a" * 16, line=30), site("b" * 16)])
+    write(store, new, [site("a" * 16, line=31), site("c" * 16)])
+
+    record = store.get("a" * 16)
+    assert record is not None
+    assert (record["package"]["version"], record["location"]["line"]) == ("1.1.0", 31)
+    assert record["versions"] == ["1.0.0", "1.1.0"]
+    pinned = store.get("a" * 16, version="1.0.0")
+    assert pinned is not None and pinned["location"]["line"] == 30
+    assert pinned["versions"] == ["1.0.0", "1.1.0"]
+    gone = store.get("b" * 16)  # only in the old version: still found there
+    assert gone is not None and gone["versions"] == ["1.0.0"]
+    assert store.get("b" * 16, version="1.1.0") is None
+    assert store.get("a" * 16, package="other") is None
+
+    assert ids(store.list_records()) == ["c" * 16, "a" * 16]  # by line: 10, 31
+    assert ids(store.list_records(version="1.0.0")) == ["b" * 16, "a" * 16]
+    assert [r["package"]["version"] for r in store.iter_records(version="*")] == [
+        "1.0.0", "1.0.0", "1.1.0", "1.1.0",
+    ]  # fmt: skip
+
+
+def test_newest_version_is_by_pep440_not_by_string_or_insertion(store: Store) -> None:
+    write(store, snap("0.10.0"), [site("a" * 16, line=10)])
+    write(store, snap("0.9.0"), [site("a" * 16, line=9)])
+    write(store, snap("1.0", package="other"), [site("b" * 16, file="other/x.py")])
+
+    assert [(s["package"], s["version"]) for s in store.snapshots()] == [
+        ("other", "1.0"), ("pkg", "0.9.0"), ("pkg", "0.10.0"),
+    ]  # fmt: skip
+    record = store.get("a" * 16)
+    assert record is not None
+    assert record["package"]["version"] == "0.10.0"
+    assert record["versions"] == ["0.9.0", "0.10.0"]
+    assert [(r["package"]["name"], r["package"]["version"]) for r in store.iter_records()] == [
+        ("other", "1.0"), ("pkg", "0.10.0"),
+    ]  # fmt: skip
+    assert ids(store.list_records(package="pkg")) == ["a" * 16]
+    assert store.list_records(package="pkg")[0]["location"]["line"] == 10
+
+
+def test_non_pep440_versions_sort_first_by_string() -> None:
+    assert sort_versions(["1.0", "main", "0.10", "0.9", "dev-branch"]) == [
+        "dev-branch", "main", "0.9", "0.10", "1.0",
+    ]  # fmt: skip
+
+
+def test_find_by_message(store: Store) -> None:
+    write(store, snap("0.9.0"), [site("9" * 16, parts=(Text(text="old message"),))])
+    write(store, snap("0.10.0"), SITES)
+
+    assert ids(store.find_by_message("bad value: {self.x}")) == ["b" * 16, "a" * 16, "c" * 16]
+    # a static message matches its literal text, braces single, whitespace ignored
+    assert ids(store.find_by_message("cannot write {}")) == ["d" * 16]
+    assert ids(store.find_by_message("\tcannot write {}\n")) == ["d" * 16]
+    assert ids(store.find_by_message("  cannot write {{}}  ")) == ["d" * 16]  # its text
+    assert store.find_by_message("bad value: 3") == []  # holes are for the matcher
+    assert store.find_by_message("old message") == []  # not in the newest version
+
+
+def test_not_a_database(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite"
+    path.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(StoreError, match=r"notes\.sqlite is not an errdex database: file is not"):
+        open_store(path)
+    assert path.read_text().startswith("these are my notes")
+
+
+def test_a_folder_is_not_a_database_file(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"cannot open database .*: unable to open"):
+        open_store(tmp_path)
+
+
+def test_someone_elses_sqlite_database(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE customers (name TEXT)")
+    raw.close()
+    with pytest.raises(StoreError, match=r"is not an errdex database: .*\(tables: customers\)"):
+        open_store(path)
+
+
+def test_database_from_a_newer_errdex(tmp_path: Path) -> None:
+    path = tmp_path / "errdex.sqlite"
+    open_store(path).close()
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    raw.close()
+    with pytest.raises(
+        StoreError, match="newer errdex \\(schema version 99; this errdex reads up to 1\\)"
+    ):
+        open_store(path)
+
+
+def test_postgresql_is_not_there_yet() -> None:
+    with pytest.raises(StoreError, match="PostgreSQL support is not installed yet"):
+        open_store("postgresql://user:secret@db.example/errdex")
+
+
+def test_default_location_follows_errdex_db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ERRDEX_DB", str(tmp_path / "env.sqlite"))
+    with open_store(None) as store:
+        assert isinstance(store, SqliteStore) and store.path == tmp_path / "env.sqlite"
+    assert (tmp_path / "env.sqlite").exists()
+
+
+def test_closed_store_says_so(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "errdex.sqlite")
+    store.close()
+    with pytest.raises(StoreError, match="is closed"):
+        store.count()
+
+
+def test_shared_across_threads_and_connections(store: Store, tmp_path: Path) -> None:
+    write(store, snap(), SITES)
+    seen: list[int] = []
+    worker = threading.Thread(target=lambda: seen.append(store.count()))
+    worker.start()
+    worker.join()
+    assert seen == [5]
+    with open_store(tmp_path / "errdex.sqlite") as second:  # another "process"
+        write(second, snap("2.0"), SITES[:1])
+    assert store.count(version="*") == 6
+
+
+def test_seven_thousand_records_write_fast(store: Store) -> None:
+    snapshot = snap()
+    records = [
+        site_to_json(site(f"{i:016x}", file=f"pkg/m{i % 300}.py", line=i), snapshot)
+        for i in range(7000)
+    ]
+    started = time.perf_counter()
+    store.write_snapshot(snapshot, records, files=300, skipped=[], tree_hash="h", extractor="x")
+    elapsed = time.perf_counter() - started
+    assert store.count() == 7000
+    assert elapsed < 1.0, f"writing 7,000 records took {elapsed:.2f}s"
