@@ -10,6 +10,7 @@ from pathlib import Path
 import platformdirs
 
 from errdex import codec, sources
+from errdex.explain import explain_sites
 from errdex.extract import EXTRACTOR_VERSION, extract, scan
 from errdex.extract.cache import FactsCache
 from errdex.model import IndexResult, Snapshot
@@ -94,9 +95,10 @@ def index_snapshot(
         )
     finally:
         cache.close()
+    sites = explain_sites(extraction, snapshot)
     store.write_snapshot(
         snapshot,
-        (codec.site_to_json(site, snapshot) for site in extraction.sites),
+        (codec.site_to_json(site, snapshot) for site in sites),
         files=extraction.files,
         skipped=extraction.skipped,
         tree_hash=extraction.tree_hash,
@@ -104,7 +106,7 @@ def index_snapshot(
     )
     return IndexResult(
         snapshot=snapshot,
-        sites=extraction.sites,
+        sites=sites,
         files=extraction.files,
         parsed=extraction.parsed,
         skipped=extraction.skipped,

@@ -93,7 +93,7 @@ def test_join_is_one_hole() -> None:
     assert texts("""
         def f(items):
             raise ValueError("choose one of: " + ", ".join(items))
-    """) == ["choose one of: {', '.join(items)}"]
+    """) == ['choose one of: {", ".join(items)}']  # holes keep the source as written
 
 
 def test_message_built_in_a_variable_with_augmented_assignment() -> None:
@@ -194,13 +194,13 @@ def test_raise_helper_call_is_a_site_filled_from_its_arguments() -> None:
     """)
     helper_sites = [s for s in sites if s.kind == "helper"]
     assert [s.message.text for s in helper_sites if s.message] == [
-        "unknown option {'x-mode'!r}",
+        'unknown option {"x-mode"!r}',
         "unknown option {opt!r}",
     ]
     first = helper_sites[0]
     assert first.location.function == "run"
     assert first.exception.qualname == "builtins.ValueError"
-    assert first.guard[0].test == "opt == 'x'"
+    assert first.guard[0].test == 'opt == "x"'
 
 
 def test_method_helper_through_self() -> None:
@@ -273,7 +273,7 @@ def test_while_with_try_except_finally_match() -> None:
         ("with", "conn.lock() as lock", False),
         ("except", "(OSError, TimeoutError) as err", False),
         ("match", "cmd", False),
-        ("case", "{'retry': n} if n > 3", False),
+        ("case", '{"retry": n} if n > 3', False),
     ]
 
 

@@ -50,7 +50,8 @@ def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
     """Digest every package file; unchanged files (same size and mtime) are not read."""
     root = snapshot.root
     paths = list(python_files(root, snapshot.code_paths))
-    absolute = [str(root / p) for p in paths]
+    base = str(root)
+    absolute = [os.path.join(base, p) for p in paths]
     known = cache.known_digests(absolute)
     files: list[tuple[str, str]] = []
     unreadable: list[SkippedFile] = []

@@ -20,22 +20,25 @@ def python_files(root: Path, code_paths: tuple[str, ...]) -> Iterator[str]:
             if start.suffix == ".py" and not start.is_symlink():
                 yield code_path
             continue
-        yield from _walk(start, root)
+        yield from _walk(str(start), code_path.strip("/"))
 
 
-def _walk(folder: Path, root: Path) -> Iterator[str]:
+def _walk(folder: str, rel: str) -> Iterator[str]:
+    # Plain strings, not pathlib: this runs on every re-index, over thousands of files.
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
         return
+    prefix = f"{rel}/" if rel else ""
     for entry in entries:
-        if entry.name.startswith("."):
+        name = entry.name
+        if name.startswith("."):
             continue
         if entry.is_dir(follow_symlinks=False):
-            if entry.name not in _SKIP_DIRS:
-                yield from _walk(Path(entry.path), root)
-        elif entry.name.endswith(".py") and entry.is_file(follow_symlinks=False):
-            yield Path(entry.path).relative_to(root).as_posix()
+            if name not in _SKIP_DIRS:
+                yield from _walk(entry.path, prefix + name)
+        elif name.endswith(".py") and entry.is_file(follow_symlinks=False):
+            yield prefix + name
 
 
 def module_name(path: str) -> str:

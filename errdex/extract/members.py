@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from errdex.extract.facts import MemberFact
+from errdex.extract.render import Render, unparse
 
 MESSAGE_PARAMS = (
     "message",
@@ -51,39 +52,41 @@ def clean_doc(doc: str) -> str:
     return "\n".join(out).strip()
 
 
-def _field_default(value: ast.expr) -> tuple[str | None, str | None]:
+def _field_default(value: ast.expr, render: Render) -> tuple[str | None, str | None]:
     """Default and description of `field(...)` / `Field(...)` calls, else the value itself."""
-    if isinstance(value, ast.Call) and ast.unparse(value.func) in _FIELD_CALLS:
+    if isinstance(value, ast.Call) and render(value.func) in _FIELD_CALLS:
         default: str | None = None
         doc: str | None = None
         if value.args and not isinstance(value.args[0], ast.Starred):
-            default = ast.unparse(value.args[0])
+            default = render(value.args[0])
         for kw in value.keywords:
             if kw.arg == "default":
-                default = ast.unparse(kw.value)
+                default = render(kw.value)
             elif kw.arg in ("default_factory", "factory"):
-                default = ast.unparse(kw.value) + "()"
+                default = render(kw.value) + "()"
             elif kw.arg == "description" and isinstance(kw.value, ast.Constant):
                 doc = str(kw.value.value)
         return default, doc
-    return ast.unparse(value), None
+    return render(value), None
 
 
-def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(ast.unparse(d) in _PROPERTY_DECORATORS for d in node.decorator_list)
+def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef, render: Render) -> bool:
+    return any(render(d) in _PROPERTY_DECORATORS for d in node.decorator_list)
 
 
-def class_members(node: ast.ClassDef) -> list[MemberFact]:
+def class_members(node: ast.ClassDef, render: Render = unparse) -> list[MemberFact]:
     """Fields, properties and class attributes of a class body, then `self.x` of __init__."""
     members: dict[str, MemberFact] = {}
     body = node.body
     for index, stmt in enumerate(body):
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            default, described = (None, None) if stmt.value is None else _field_default(stmt.value)
+            default, described = (
+                (None, None) if stmt.value is None else _field_default(stmt.value, render)
+            )
             members[stmt.target.id] = MemberFact(
                 name=stmt.target.id,
                 kind="field",
-                type=ast.unparse(stmt.annotation),
+                type=render(stmt.annotation),
                 default=default,
                 doc=string_after(body, index) or described,
                 line=stmt.lineno,
@@ -91,7 +94,7 @@ def class_members(node: ast.ClassDef) -> list[MemberFact]:
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
             if isinstance(target, ast.Name):
-                default, described = _field_default(stmt.value)
+                default, described = _field_default(stmt.value, render)
                 members[target.id] = MemberFact(
                     name=target.id,
                     kind="attribute",
@@ -100,14 +103,16 @@ def class_members(node: ast.ClassDef) -> list[MemberFact]:
                     doc=string_after(body, index) or described,
                     line=stmt.lineno,
                 )
-        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _is_property(stmt):
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _is_property(
+            stmt, render
+        ):
             doc = ast.get_docstring(stmt)
             members.setdefault(
                 stmt.name,
                 MemberFact(
                     name=stmt.name,
                     kind="property",
-                    type=None if stmt.returns is None else ast.unparse(stmt.returns),
+                    type=None if stmt.returns is None else render(stmt.returns),
                     default=None,
                     doc=None if doc is None else clean_doc(doc),
                     line=stmt.lineno,
@@ -115,12 +120,12 @@ def class_members(node: ast.ClassDef) -> list[MemberFact]:
             )
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name in ("__init__", "__post_init__"):
-            for name, member in _instance_attributes(stmt).items():
+            for name, member in _instance_attributes(stmt, render).items():
                 members.setdefault(name, member)
     return list(members.values())
 
 
-def _instance_attributes(init: ast.FunctionDef) -> dict[str, MemberFact]:
+def _instance_attributes(init: ast.FunctionDef, render: Render) -> dict[str, MemberFact]:
     found: dict[str, MemberFact] = {}
     body = init.body
     for index, stmt in enumerate(body):
@@ -140,8 +145,8 @@ def _instance_attributes(init: ast.FunctionDef) -> dict[str, MemberFact]:
             found[target.attr] = MemberFact(
                 name=target.attr,
                 kind="attribute",
-                type=None if annotation is None else ast.unparse(annotation),
-                default=None if value is None else ast.unparse(value),
+                type=None if annotation is None else render(annotation),
+                default=None if value is None else render(value),
                 doc=string_after(body, index),
                 line=stmt.lineno,
             )
@@ -175,7 +180,7 @@ def _passed_to_super(init: ast.FunctionDef, names: tuple[str, ...]) -> str | Non
     return None
 
 
-def module_constants(tree: ast.Module) -> list[MemberFact]:
+def module_constants(tree: ast.Module, render: Render = unparse) -> list[MemberFact]:
     """Module-level names assigned once in UPPER_CASE: the settings of a module."""
     out: list[MemberFact] = []
     body = tree.body
@@ -192,8 +197,8 @@ def module_constants(tree: ast.Module) -> list[MemberFact]:
                 MemberFact(
                     name=target.id,
                     kind="constant",
-                    type=None if annotation is None else ast.unparse(annotation),
-                    default=None if value is None else _short(ast.unparse(value)),
+                    type=None if annotation is None else render(annotation),
+                    default=None if value is None else _short(render(value)),
                     doc=string_after(body, index),
                     line=stmt.lineno,
                 )

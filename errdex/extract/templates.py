@@ -7,6 +7,7 @@ import re
 import string
 from collections.abc import Callable, Mapping
 
+from errdex.extract.render import Render, unparse
 from errdex.model import Hole, Message, Part, Text
 
 # A template for a local variable, and the line where the text was first assigned.
@@ -21,10 +22,6 @@ _PERCENT = re.compile(
     r"(?P<type>[diouxXeEfFgGcrsa]))"
 )
 _CONVERSIONS = {-1: None, 115: "s", 114: "r", 97: "a"}
-
-
-def hole(node: ast.expr) -> Hole:
-    return Hole(expr=ast.unparse(node))
 
 
 def merge(parts: list[Part]) -> tuple[Part, ...]:
@@ -62,9 +59,15 @@ class TemplateBuilder:
     every expression that becomes a hole, so callers can collect the names it reads.
     """
 
-    def __init__(self, env: Env = NO_ENV, on_hole: Callable[[ast.expr], None] | None = None):
+    def __init__(
+        self,
+        env: Env = NO_ENV,
+        on_hole: Callable[[ast.expr], None] | None = None,
+        render: Render = unparse,
+    ):
         self.env = env
         self.on_hole = on_hole
+        self.render = render
 
     def variants(self, node: ast.expr) -> list[Variant]:
         """All templates `node` may produce, with the line where each was built."""
@@ -95,7 +98,7 @@ class TemplateBuilder:
     def hole(self, node: ast.expr, conversion: str | None = None, spec: str | None = None) -> Hole:
         if self.on_hole is not None:
             self.on_hole(node)
-        return Hole(expr=ast.unparse(node), conversion=conversion, format_spec=spec)
+        return Hole(expr=self.render(node), conversion=conversion, format_spec=spec)
 
     def parts_Constant(self, node: ast.Constant) -> list[Part] | None:
         if isinstance(node.value, str):
@@ -219,7 +222,7 @@ class TemplateBuilder:
             if not rest and not conversion and not spec and isinstance(arg, ast.Constant):
                 out.append(Text(text=str(arg.value)))
                 continue
-            expr = ast.unparse(arg) + rest
+            expr = self.render(arg) + rest
             if self.on_hole is not None:
                 self.on_hole(arg)
             out.append(Hole(expr=expr, conversion=conversion or None, format_spec=spec or None))

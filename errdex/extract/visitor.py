@@ -9,8 +9,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import docstring_parser
-
 from errdex.extract.facts import (
     ArgFact,
     CallFact,
@@ -29,6 +27,7 @@ from errdex.extract.members import (
     init_signature,
     module_constants,
 )
+from errdex.extract.render import Render, source_renderer, unparse
 from errdex.extract.templates import TemplateBuilder, Variant, is_stringish
 from errdex.model import (
     Guard,
@@ -78,11 +77,18 @@ class UnknownStatement(Exception):
 class GuardInfo:
     """A guard whose source text and names are worked out only if a site needs them."""
 
-    __slots__ = ("_guard", "_names", "kind", "line", "negated", "node", "shape")
+    __slots__ = ("_guard", "_names", "kind", "line", "negated", "node", "render", "shape")
 
     def __init__(
-        self, kind: GuardKind, node: ast.AST, negated: bool, line: int, shape: str = "test"
+        self,
+        kind: GuardKind,
+        node: ast.AST,
+        negated: bool,
+        line: int,
+        shape: str = "test",
+        render: Render = unparse,
     ):
+        self.render = render
         self.kind = kind
         self.node = node
         self.negated = negated
@@ -94,7 +100,7 @@ class GuardInfo:
     @property
     def guard(self) -> Guard:
         if self._guard is None:
-            text = _GUARD_TEXT[self.shape](self.node)
+            text = _GUARD_TEXT[self.shape](self.node, self.render)
             self._guard = Guard(kind=self.kind, test=text, negated=self.negated, line=self.line)
         return self._guard
 
@@ -108,29 +114,29 @@ class GuardInfo:
         return self._names
 
 
-def _handled(node: ast.Try | ast.TryStar) -> str:
+def _handled(node: ast.Try | ast.TryStar, render: Render) -> str:
     return ", ".join(
-        ast.unparse(h.type) if h.type is not None else "BaseException" for h in node.handlers
+        render(h.type) if h.type is not None else "BaseException" for h in node.handlers
     )
 
 
-def _handler(node: ast.ExceptHandler) -> str:
-    types = "BaseException" if node.type is None else ast.unparse(node.type)
+def _handler(node: ast.ExceptHandler, render: Render) -> str:
+    types = "BaseException" if node.type is None else render(node.type)
     return f"{types} as {node.name}" if node.name else types
 
 
-def _case(node: ast.match_case) -> str:
-    text = ast.unparse(node.pattern)
-    return text if node.guard is None else f"{text} if {ast.unparse(node.guard)}"
+def _case(node: ast.match_case, render: Render) -> str:
+    text = render(node.pattern)
+    return text if node.guard is None else f"{text} if {render(node.guard)}"
 
 
-_GUARD_TEXT: dict[str, Callable[[Any], str]] = {
-    "test": ast.unparse,
-    "for": lambda n: f"{ast.unparse(n.target)} in {ast.unparse(n.iter)}",
-    "with": lambda n: ", ".join(ast.unparse(item) for item in n.items),
+_GUARD_TEXT: dict[str, Callable[[Any, Render], str]] = {
+    "test": lambda n, render: render(n),
+    "for": lambda n, render: f"{render(n.target)} in {render(n.iter)}",
+    "with": lambda n, render: ", ".join(ast.unparse(item) for item in n.items),
     "try": _handled,
     "except": _handler,
-    "finally": lambda n: "",
+    "finally": lambda n, render: "",
     "case": _case,
 }
 
@@ -220,6 +226,7 @@ class FileVisitor:
         self.module = module
         self.strict = strict
         self.lines = source.split("\n")
+        self.render = source_renderer(self.lines)
         self.sites: list[RawSite] = []
         self.calls: list[CallFact] = []
         self.functions: list[FunctionFact] = []
@@ -233,7 +240,7 @@ class FileVisitor:
 
     def visit_module(self, tree: ast.Module) -> FileFacts:
         self._collect_imports(tree.body)
-        self.constants = {c.name: c for c in module_constants(tree)}
+        self.constants = {c.name: c for c in module_constants(tree, self.render)}
         scope = Scope(qualname="<module>", owner_class=None)
         self.walk(tree.body, _Block(guards=(), env={}), scope)
         return FileFacts(
@@ -276,6 +283,11 @@ class FileVisitor:
                 for handler in getattr(stmt, "handlers", []):
                     self._collect_imports(handler.body)
                 self._collect_imports(stmt.orelse)
+
+    def guard_info(
+        self, kind: GuardKind, node: ast.AST, negated: bool, line: int, shape: str = "test"
+    ) -> GuardInfo:
+        return GuardInfo(kind, node, negated, line, shape, render=self.render)
 
     # -- statement walk -------------------------------------------------------------
 
@@ -340,7 +352,7 @@ class FileVisitor:
 
     def visit_ClassDef(self, node: ast.ClassDef, block: _Block, scope: Scope) -> None:
         qualname = node.name if scope.qualname == "<module>" else f"{scope.qualname}.{node.name}"
-        members = class_members(node)
+        members = class_members(node, self.render)
         self.members[qualname] = {m.name: m for m in members}
         init_params, message_param = init_signature(node)
         self.classes.append(
@@ -358,9 +370,9 @@ class FileVisitor:
 
     def visit_If(self, node: ast.If, block: _Block, scope: Scope, kind: GuardKind = "if") -> None:
         test = node.test
-        body = self._guarded(block, GuardInfo(kind, test, False, node.lineno))
+        body = self._guarded(block, self.guard_info(kind, test, False, node.lineno))
         body_exits = self.walk(node.body, body, scope)
-        orelse = self._guarded(block, GuardInfo(kind, test, True, node.lineno))
+        orelse = self._guarded(block, self.guard_info(kind, test, True, node.lineno))
         if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
             self.visit_If(node.orelse[0], orelse, scope, kind="elif")
             else_exits = _exits(node.orelse)
@@ -368,16 +380,19 @@ class FileVisitor:
             else_exits = self.walk(node.orelse, orelse, scope)
         if body_exits and not else_exits:
             block.env = orelse.env
-            block.guards = (*block.guards, GuardInfo("early-exit", test, True, node.lineno))
+            block.guards = (*block.guards, self.guard_info("early-exit", test, True, node.lineno))
         elif else_exits and not body_exits:
             block.env = body.env
             if node.orelse:
-                block.guards = (*block.guards, GuardInfo("early-exit", test, False, node.lineno))
+                block.guards = (
+                    *block.guards,
+                    self.guard_info("early-exit", test, False, node.lineno),
+                )
         elif not body_exits:
             block.env = _union(body.env, orelse.env)
 
     def visit_For(self, node: ast.For | ast.AsyncFor, block: _Block, scope: Scope) -> None:
-        inner = self._guarded(block, GuardInfo("for", node, False, node.lineno, "for"))
+        inner = self._guarded(block, self.guard_info("for", node, False, node.lineno, "for"))
         self.walk(node.body, inner, scope)
         self.walk(node.orelse, block, scope)
         block.env = _union(block.env, inner.env)
@@ -385,26 +400,26 @@ class FileVisitor:
     visit_AsyncFor = visit_For
 
     def visit_While(self, node: ast.While, block: _Block, scope: Scope) -> None:
-        inner = self._guarded(block, GuardInfo("while", node.test, False, node.lineno))
+        inner = self._guarded(block, self.guard_info("while", node.test, False, node.lineno))
         self.walk(node.body, inner, scope)
         self.walk(node.orelse, block, scope)
         block.env = _union(block.env, inner.env)
 
     def visit_With(self, node: ast.With | ast.AsyncWith, block: _Block, scope: Scope) -> None:
-        inner = self._guarded(block, GuardInfo("with", node, False, node.lineno, "with"))
+        inner = self._guarded(block, self.guard_info("with", node, False, node.lineno, "with"))
         self.walk(node.body, inner, scope)
         block.env = inner.env
 
     visit_AsyncWith = visit_With
 
     def visit_Try(self, node: ast.Try | ast.TryStar, block: _Block, scope: Scope) -> None:
-        body = self._guarded(block, GuardInfo("try", node, False, node.lineno, "try"))
+        body = self._guarded(block, self.guard_info("try", node, False, node.lineno, "try"))
         body_exits = self.walk(node.body, body, scope)
         envs = [] if body_exits else [body.env]
         for handler in node.handlers:
             types = "BaseException" if handler.type is None else ast.unparse(handler.type)
             inner = self._guarded(
-                block, GuardInfo("except", handler, False, handler.lineno, "except")
+                block, self.guard_info("except", handler, False, handler.lineno, "except")
             )
             scope.handlers.append((handler.name, types))
             try:
@@ -416,7 +431,7 @@ class FileVisitor:
             self.walk(node.orelse, body, scope)
         if node.finalbody:
             final = self._guarded(
-                block, GuardInfo("finally", node, False, node.finalbody[0].lineno, "finally")
+                block, self.guard_info("finally", node, False, node.finalbody[0].lineno, "finally")
             )
             self.walk(node.finalbody, final, scope)
         if envs:
@@ -428,30 +443,35 @@ class FileVisitor:
     visit_TryStar = visit_Try
 
     def visit_Match(self, node: ast.Match, block: _Block, scope: Scope) -> None:
-        matched = self._guarded(block, GuardInfo("match", node.subject, False, node.lineno))
+        matched = self._guarded(block, self.guard_info("match", node.subject, False, node.lineno))
         for case in node.cases:
             inner = self._guarded(
-                matched, GuardInfo("case", case, False, case.pattern.lineno, "case")
+                matched, self.guard_info("case", case, False, case.pattern.lineno, "case")
             )
             self.walk(case.body, inner, scope)
 
     def visit_Expr(self, node: ast.Expr, block: _Block, scope: Scope) -> None:
-        call = node.value.value if isinstance(node.value, ast.Await) else node.value
+        self._note_call(node.value, node, block, scope, alone=True)
+
+    def _note_call(
+        self, value: ast.expr | None, node: ast.stmt, block: _Block, scope: Scope, *, alone: bool
+    ) -> None:
+        """Record a call that heads a statement; `alone` when its result is unused or returned,
+        so that a call to a raise helper there is an error site."""
+        call = value.value if isinstance(value, ast.Await) else value
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name | ast.Attribute)):
             return
         callee = dotted(call.func)
-        owner = self._owner(scope)
         self.calls.append(
             CallFact(
                 callee=callee,
                 line=node.lineno,
                 function=scope.qualname,
-                owner_class=owner,
-                alone=True,
+                owner_class=self._owner(scope),
+                alone=alone,
             )
         )
-        if node.lineno in self.want_calls:
-            builder = TemplateBuilder(block.env)
+        if alone and node.lineno in self.want_calls:
             end_line = node.end_lineno or node.lineno
             self.call_sites.append(
                 CallSite(
@@ -461,32 +481,20 @@ class FileVisitor:
                     ),
                     snippet=self.snippet(node.lineno, end_line),
                     guard=tuple(g.guard for g in block.guards),
-                    args=_arguments(builder, call.args, call.keywords),
-                )
-            )
-
-    def _note_call(self, value: ast.expr | None, node: ast.stmt, scope: Scope) -> None:
-        if isinstance(value, ast.Await):
-            value = value.value
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
-            self.calls.append(
-                CallFact(
-                    callee=dotted(value.func),
-                    line=node.lineno,
-                    function=scope.qualname,
-                    owner_class=self._owner(scope),
-                    alone=False,
+                    args=_arguments(
+                        TemplateBuilder(block.env, render=self.render), call.args, call.keywords
+                    ),
                 )
             )
 
     def visit_Assign(self, node: ast.Assign | ast.AnnAssign, block: _Block, scope: Scope) -> None:
-        self._note_call(node.value, node, scope)
+        self._note_call(node.value, node, block, scope, alone=False)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
             if isinstance(target, ast.Name):
                 value = node.value
                 if value is not None and is_stringish(value):
-                    builder = TemplateBuilder(block.env)
+                    builder = TemplateBuilder(block.env, render=self.render)
                     block.env[target.id] = tuple(builder.variants(value))[:MAX_VARIANTS]
                 else:
                     block.env.pop(target.id, None)
@@ -494,20 +502,20 @@ class FileVisitor:
     visit_AnnAssign = visit_Assign
 
     def visit_AugAssign(self, node: ast.AugAssign, block: _Block, scope: Scope) -> None:
-        self._note_call(node.value, node, scope)
+        self._note_call(node.value, node, block, scope, alone=False)
         target = node.target
         if not isinstance(target, ast.Name) or target.id not in block.env:
             return
         if not isinstance(node.op, ast.Add):
             block.env.pop(target.id, None)
             return
-        tail = TemplateBuilder(block.env).build(node.value)
+        tail = TemplateBuilder(block.env, render=self.render).build(node.value)
         block.env[target.id] = tuple(
             (Message(parts=(*msg.parts, *tail.parts)), line) for msg, line in block.env[target.id]
         )
 
     def visit_Return(self, node: ast.Return, block: _Block, scope: Scope) -> None:
-        self._note_call(node.value, node, scope)
+        self._note_call(node.value, node, block, scope, alone=True)
 
     def visit_Continue(self, node: ast.Continue | ast.Break, block: _Block, scope: Scope) -> None:
         return None
@@ -518,7 +526,7 @@ class FileVisitor:
 
     def visit_Raise(self, node: ast.Raise, block: _Block, scope: Scope) -> None:
         kind: SiteKind = "raise"
-        cause = None if node.cause is None else ast.unparse(node.cause)
+        cause = None if node.cause is None else self.render(node.cause)
         exc = node.exc
         call_args: list[ast.expr] = []
         call_keywords: list[ast.keyword] = []
@@ -552,7 +560,7 @@ class FileVisitor:
     def visit_Assert(self, node: ast.Assert, block: _Block, scope: Scope) -> None:
         if node.msg is None:
             return
-        info = GuardInfo("assert", node.test, True, node.lineno)
+        info = self.guard_info("assert", node.test, True, node.lineno)
         self._emit(node, "assert", "AssertionError", node.msg, [], [], block, scope, (info,), None)
 
     def _emit(
@@ -569,7 +577,9 @@ class FileVisitor:
         cause: str | None,
     ) -> None:
         hole_names: list[NameRef] = []
-        builder = TemplateBuilder(block.env, on_hole=lambda n: hole_names.extend(names_read(n)))
+        builder = TemplateBuilder(
+            block.env, on_hole=lambda n: hole_names.extend(names_read(n)), render=self.render
+        )
         variants: list[Variant | None] = (
             [None] if message_node is None else list(builder.variants(message_node))
         )
@@ -667,8 +677,8 @@ class FileVisitor:
                     expr=name,
                     kind="parameter",
                     owner=scope.qualname,
-                    type=None if arg.annotation is None else ast.unparse(arg.annotation),
-                    default=None if default is None else ast.unparse(default),
+                    type=None if arg.annotation is None else self.render(arg.annotation),
+                    default=None if default is None else self.render(default),
                     doc=self._param_doc(scope, name),
                     location=SourcePos(file=self.path, line=arg.lineno),
                 )
@@ -680,6 +690,8 @@ class FileVisitor:
             scope.param_docs = {}
             doc = None if scope.node is None else ast.get_docstring(scope.node)
             if doc:
+                import docstring_parser  # only workers that meet a documented parameter
+
                 try:
                     parsed = docstring_parser.parse(doc)
                 except docstring_parser.ParseError:
@@ -755,11 +767,11 @@ def _arguments(
 ) -> tuple[ArgFact, ...]:
     """Template and source text of each argument of a call (starred ones left out)."""
     return tuple(
-        ArgFact(keyword=None, template=builder.build(a), source=ast.unparse(a))
+        ArgFact(keyword=None, template=builder.build(a), source=builder.render(a))
         for a in args
         if not isinstance(a, ast.Starred)
     ) + tuple(
-        ArgFact(keyword=k.arg, template=builder.build(k.value), source=ast.unparse(k.value))
+        ArgFact(keyword=k.arg, template=builder.build(k.value), source=builder.render(k.value))
         for k in keywords
         if k.arg is not None
     )

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-import httpx
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
@@ -28,7 +27,8 @@ from errdex.sources.metadata import canonical_name
 
 DEFAULT_INDEX = "https://pypi.org/simple"
 ACCEPT = "application/vnd.pypi.simple.v1+json"
-TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+TIMEOUT_SECONDS = 30.0
+CONNECT_SECONDS = 10.0
 MAX_DOWNLOAD = 2 * 1024**3
 _NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _PURE_TAGS = {("py3", "none", "any"), ("py2.py3", "none", "any")}
@@ -114,6 +114,13 @@ def fetch(
     return Download(release=release, path=path, sha256=digest)
 
 
+def _client() -> Any:
+    import httpx
+
+    timeout = httpx.Timeout(TIMEOUT_SECONDS, connect=CONNECT_SECONDS)
+    return httpx.Client(timeout=timeout, follow_redirects=True)
+
+
 def list_files(name: str) -> list[dict[str, Any]]:
     """Return the `files` of `name`'s JSON simple-API page, with absolute URLs.
 
@@ -121,8 +128,10 @@ def list_files(name: str) -> list[dict[str, Any]]:
     """
     base = index_url()
     page = f"{base}/{name}/"
+    import httpx  # only when the network is needed: it costs 50 ms of start-up
+
     try:
-        with httpx.Client(timeout=TIMEOUT, follow_redirects=True) as client:
+        with _client() as client:
             response = client.get(page, headers={"Accept": ACCEPT})
     except httpx.HTTPError as exc:
         raise NetworkError(
@@ -309,11 +318,13 @@ def _download(release: Release, downloads: Path, progress: Progress | None) -> P
 
 
 def _stream(release: Release, out: Any, digest: Any, progress: Progress | None) -> None:
+    import httpx
+
     total = release.size or 0
     done = 0
     try:
         with (
-            httpx.Client(timeout=TIMEOUT, follow_redirects=True) as client,
+            _client() as client,
             client.stream("GET", release.url) as response,
         ):
             if response.status_code != 200:

@@ -1,0 +1,20 @@
+# `make bench`: every benchmark, one after the other, each printing its own table.
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+BENCHMARKS = ["template_fidelity", "bench_index", "bench_match"]
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or BENCHMARKS
+    for name in chosen:
+        module_path = Path(__file__).parent / f"{name}.py"
+        if not module_path.exists():
+            print(f"(skipping {name}: not present)")
+            continue
+        print(f"\n## {name}\n")
+        importlib.import_module(f"benchmarks.{name}").main()
