@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from packaging.utils import canonicalize_name
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from errdex import __version__
+from errdex import __version__, history
 from errdex.errors import ErrdexError, ErrorNotFound
-from errdex.index import index_source
+from errdex.index import index_all_versions, index_source
 from errdex.model import IndexResult
 from errdex.store import Store, open_store
 
@@ -112,9 +113,25 @@ def index(
         ),
     ] = False,
     force: Annotated[bool, typer.Option(help="Rewrite even when nothing changed.")] = False,
+    all_versions: Annotated[
+        bool,
+        typer.Option(
+            "--all-versions",
+            help="With pypi:NAME, index every stable release not yet indexed.",
+        ),
+    ] = False,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            help="With --all-versions, start at this version.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Index SOURCE: extract every error it can raise into the store."""
+    if all_versions or since:
+        _index_all_versions(source, db, since, workers, as_json)
+        return
     code_paths: tuple[str, ...] | None = None
     if whole_tree:
         code_paths = ()
@@ -134,6 +151,24 @@ def index(
         out.print_json(json.dumps(_summary_json(result)))
     else:
         _print_summary(result)
+
+
+def _index_all_versions(
+    source: str, db: Path | None, since: str | None, workers: int | None, as_json: bool
+) -> None:
+    if not source.startswith("pypi:") or "==" in source:
+        fail(f"--all-versions takes pypi:NAME without a version, not {source!r}", 2)
+    with errors_explained(), _store(db) as store, _progress() as report:
+        results = index_all_versions(
+            source[5:], store, since=since, workers=workers, progress=report
+        )
+    if as_json:
+        out.print_json(json.dumps([_summary_json(r) for r in results]))
+        return
+    for result in results:
+        _print_summary(result)
+    if not results:
+        out.print("every release is indexed already")
 
 
 @contextmanager
@@ -308,6 +343,92 @@ def _print_record(record: dict[str, Any]) -> None:
     for number, line in enumerate(snippet["lines"], start=snippet["start_line"]):
         mark = ">" if loc["line"] <= number <= loc["end_line"] else " "
         out.print(f"{mark}{number:>6}  {escape(line)}")
+
+
+@app.command()
+def diff(
+    old: Annotated[str, typer.Argument(help="NAME==VERSION already indexed, or a SOURCE.")],
+    new: Annotated[str, typer.Argument(help="NAME==VERSION already indexed, or a SOURCE.")],
+    markdown: Annotated[bool, typer.Option("--markdown", help="Release-notes Markdown.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Errors added, removed, reworded, retyped and moved between two versions."""
+    with errors_explained(), _store(db) as store:
+        old_pkg, old_version = _snapshot_of(old, store)
+        new_pkg, new_version = _snapshot_of(new, store)
+        if old_pkg != new_pkg:
+            fail(f"cannot diff two packages ({old_pkg} and {new_pkg}); give two versions of one")
+        changes = history.diff_records(
+            store.iter_records(package=old_pkg, version=old_version),
+            store.iter_records(package=new_pkg, version=new_version),
+        )
+    old_label, new_label = f"{old_pkg} {old_version}", f"{new_pkg} {new_version}"
+    if as_json:
+        out.print_json(
+            json.dumps(
+                {
+                    "old": {"package": old_pkg, "version": old_version},
+                    "new": {"package": new_pkg, "version": new_version},
+                    "summary": history.summary(changes),
+                    "changes": [history.change_to_json(c) for c in changes],
+                }
+            )
+        )
+    elif markdown:
+        out.print(escape(history.render_markdown(old_label, new_label, changes)), end="")
+    else:
+        out.print(escape(history.render_text(old_label, new_label, changes)))
+
+
+def _snapshot_of(text: str, store: Store) -> tuple[str, str]:
+    """(package, version) of NAME==VERSION in the store, else of SOURCE once indexed."""
+    name, sep, version = text.partition("==")
+    if sep and ":" not in name and "/" not in name:
+        package = canonicalize_name(name)
+        if any(s["package"] == package and s["version"] == version for s in store.snapshots()):
+            return package, version
+        text = f"pypi:{text}"
+    result = index_source(text, store)
+    return result.snapshot.package, result.snapshot.version
+
+
+@app.command("history")
+def history_of(
+    error_id: Annotated[str, typer.Argument(help="An error id.")],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The versions an error exists in, and how it was reworded, retyped or moved."""
+    with errors_explained(), _store(db) as store:
+        record = store.get(error_id.strip())
+        if record is None:
+            raise ErrorNotFound(f"no error with id {error_id!r}; `errdex list` shows ids")
+        events = history.lineage(store, record)
+    versions = record.get("versions", [])
+    if as_json:
+        out.print_json(
+            json.dumps(
+                {
+                    "id": record["id"],
+                    "versions": versions,
+                    "first_seen": versions[0] if versions else None,
+                    "last_seen": versions[-1] if versions else None,
+                    "history": events,
+                }
+            )
+        )
+        return
+    package = record["package"]["name"]
+    out.print(f"{record['id']}  {escape(package)}: in {', '.join(versions) or 'no version'}")
+    for event in events:
+        old, new = event["old"], event["new"]
+        detail = f"{old['message']!r} -> {new['message']!r}" if old and new else ""
+        if event["kind"] == "retyped":
+            detail = f"{old['exception']} -> {new['exception']}"
+        elif event["kind"] == "moved":
+            detail = f"{old['file']} ({old['function']}) -> {new['file']} ({new['function']})"
+        out.print(f"  {event['from']} -> {event['to']}: {event['kind']} {escape(detail)}")
 
 
 def main() -> None:

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import platformdirs
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from errdex import codec, sources
 from errdex.explain import explain_sites
@@ -112,3 +114,33 @@ def index_snapshot(
         skipped=extraction.skipped,
         seconds=time.perf_counter() - started,
     )
+
+
+def index_all_versions(
+    name: str,
+    store: Store,
+    *,
+    since: str | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> list[IndexResult]:
+    """Index every stable release of PyPI package `name` (from `since` on) not yet stored.
+
+    Releases already in the store are skipped without a download. Returns what was
+    indexed, oldest first. Raises SourceError subclasses as `index_source` does.
+    """
+    versions = sources.pypi_versions(name)
+    if since is not None:
+        floor = Version(since)
+        versions = [v for v in versions if Version(v) >= floor]
+    stored = {(s["package"], s["version"]) for s in store.snapshots()}
+    package = canonicalize_name(name)
+    todo = [v for v in versions if (package, v) not in stored]
+    results = []
+    for done, version in enumerate(todo):
+        if progress:
+            progress("versions", done, len(todo))
+        results.append(index_source(f"pypi:{name}=={version}", store, workers=workers))
+    if progress:
+        progress("versions", len(todo), len(todo))
+    return results

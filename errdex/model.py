@@ -1,5 +1,7 @@
 # The records every stage passes on: plain frozen dataclasses, no behaviour beyond
 # what derives directly from their fields. Serialised to JSON only in codec.py.
+# No __slots__: slotted dataclasses unpickle through a Python-level __setstate__,
+# which made loading cached per-file facts six times slower.
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,14 +11,14 @@ from typing import Literal as Kind
 SiteKind = Kind["raise", "reraise", "assert", "helper"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Text:
     """A literal fragment of a message template."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Hole:
     """A part of a message only known at run time: the source expression that fills it."""
 
@@ -28,7 +30,7 @@ class Hole:
 Part = Text | Hole
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Message:
     """A message template: literal parts and holes, in order."""
 
@@ -57,20 +59,20 @@ class Message:
         return "".join(part.text for part in self.parts if isinstance(part, Text))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class ExceptionRef:
     name: str  # as written at the raise site, e.g. "ValueError" or "errors.ConfigError"
     qualname: str  # resolved through imports, e.g. "builtins.ValueError"
     bases: tuple[str, ...] = ()  # qualified names of the bases, for classes of the codebase
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class SourcePos:
     file: str  # relative to the repository root
     line: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Location:
     file: str  # relative to the repository root (an sdist's top folder)
     line: int  # the line of the raise / assert keyword, or of the helper call
@@ -78,7 +80,7 @@ class Location:
     function: str  # enclosing qualified name: Class.method, outer.inner, or "<module>"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Snippet:
     start_line: int
     lines: tuple[str, ...]
@@ -101,7 +103,7 @@ GuardKind = Kind[
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Guard:
     """One condition enclosing a site, outermost first."""
 
@@ -114,7 +116,7 @@ class Guard:
 InputKind = Kind["field", "property", "attribute", "parameter", "constant"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Input:
     """A name read by the guard or message that a user can influence."""
 
@@ -128,7 +130,7 @@ class Input:
     location: SourcePos | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class TestRef:
     """A test of the codebase that triggers an error."""
 
@@ -137,7 +139,7 @@ class TestRef:
     name: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Explanation:
     """Prose derived from a site's facts; `provenance` says how ("static": from code)."""
 
@@ -153,7 +155,7 @@ class Explanation:
     provenance: str = "static"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class ErrorSite:
     id: str
     kind: SiteKind
@@ -168,13 +170,13 @@ class ErrorSite:
     explanation: Explanation | None = None  # added by the explain stage
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class SkippedFile:
     path: str
     reason: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Snapshot:
     """A tree of source code at a known version, ready to extract from."""
 
@@ -188,7 +190,7 @@ class Snapshot:
     code_paths: tuple[str, ...] = ()  # package dirs/modules, relative to root
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class IndexResult:
     snapshot: Snapshot
     sites: tuple[ErrorSite, ...]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from errdex.model import Guard, Input, Location, Message, SiteKind, Snippet
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class MemberFact:
     """A class attribute a user can set: a field, property or instance attribute."""
 
@@ -19,7 +19,7 @@ class MemberFact:
     line: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class ClassFact:
     qualname: str  # within the module, e.g. "Outer.Inner"
     bases: tuple[str, ...]  # as written, e.g. ("errors.BaseError",)
@@ -29,7 +29,7 @@ class ClassFact:
     message_param: str | None  # the __init__ parameter that carries the message
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class HelperFact:
     """A function whose body always raises: its calls are error sites too."""
 
@@ -40,7 +40,7 @@ class HelperFact:
     is_method: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class ArgFact:
     """An argument at a call site: its template, and its source text."""
 
@@ -49,7 +49,7 @@ class ArgFact:
     source: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class RawSite:
     """An error site as seen inside one file, before names are resolved across files."""
 
@@ -67,7 +67,7 @@ class RawSite:
     variant: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class CallFact:
     """A call at the top of a statement (`f(...)`, `x = f(...)`, `return await f(...)`).
 
@@ -82,7 +82,7 @@ class CallFact:
     alone: bool  # the call is the whole statement, its result unused
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class FunctionFact:
     qualname: str
     line: int
@@ -90,7 +90,7 @@ class FunctionFact:
     owner_class: str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class CallSite:
     """A call worked out in full, once linking showed that it reaches a raise helper."""
 
@@ -101,7 +101,7 @@ class CallSite:
     args: tuple[ArgFact, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class FileFacts:
     path: str  # relative to the snapshot root
     module: str  # dotted module name

@@ -56,6 +56,7 @@ class Linker:
                 self.helpers[f"{facts.module}.{helper.qualname}"] = (helper, facts)
                 names.add(helper.qualname.split(".")[0])
         self._ancestors: dict[str, tuple[str, ...]] = {}
+        self.helper_names = {qualname.rpartition(".")[2] for qualname in self.helpers}
 
     # -- names ----------------------------------------------------------------------
 
@@ -211,7 +212,9 @@ class Linker:
         wanted = {
             call.line: helper
             for call in facts.calls
-            if call.alone and (helper := self._helper_for(call, facts)) is not None
+            if call.alone
+            and call.callee.rpartition(".")[2] in self.helper_names
+            and (helper := self._helper_for(call, facts)) is not None
         }
         if not wanted:
             return

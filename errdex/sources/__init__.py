@@ -36,7 +36,7 @@ from errdex.sources.metadata import (
     version_file_facts,
 )
 
-__all__ = ["resolve"]
+__all__ = ["pypi_versions", "resolve"]
 
 SHORT = 9  # hex digits of a commit id, as in vllm's `g2cf0a6915`
 UNKNOWN_VERSION = "0+unknown"
@@ -90,6 +90,15 @@ def resolve(
     if path.exists():
         raise SourceError(f"SOURCE {spec!r} is a file, not a directory; {HINT}")
     raise NotFoundError(f"no such directory {text!r}; {HINT}")
+
+
+def pypi_versions(name: str) -> list[str]:
+    """Stable releases of `name` on the package index that errdex can read, oldest first.
+
+    Raises NotFoundError for an unknown package and NetworkError when the index fails.
+    """
+    canonical = canonical_name(name)
+    return pypi.release_versions(canonical, pypi.list_files(canonical))
 
 
 def _is_url(text: str) -> bool:

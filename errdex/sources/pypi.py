@@ -178,6 +178,16 @@ def _file_version(name: str, filename: str) -> tuple[Version, int] | None:
     return None
 
 
+def release_versions(name: str, files: list[dict[str, Any]]) -> list[str]:
+    """Stable versions of `name` that have an sdist or pure wheel not yanked, oldest first."""
+    versions = set()
+    for entry in files:
+        found = _file_version(name, entry["filename"])
+        if found is not None and not entry.get("yanked") and not found[0].is_prerelease:
+            versions.add(found[0])
+    return [str(v) for v in sorted(versions)]
+
+
 def choose(name: str, version: str | None, files: list[dict[str, Any]]) -> Release:
     """Pick the sdist (else a pure-python wheel) of `version`, or of the newest stable release.
 

@@ -1,0 +1,210 @@
+# How the errors of a package change between two versions: added, removed, reworded,
+# retyped, moved. An id already carries an error unchanged across versions (lines left
+# out of it); what is left is paired by where it is, what guards it and what it says.
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from errdex.store import Store
+
+JSON = dict[str, Any]
+ChangeKind = Literal["added", "removed", "reworded", "retyped", "moved"]
+
+# Two messages this similar (difflib ratio) in one function are the same error reworded.
+REWORD_SIMILARITY = 0.6
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    kind: ChangeKind
+    old: JSON | None  # the record in the older version (None when added)
+    new: JSON | None  # the record in the newer version (None when removed)
+
+    @property
+    def id(self) -> str:
+        record = self.new or self.old
+        assert record is not None
+        return str(record["id"])
+
+
+def _message(record: JSON) -> str:
+    message = record.get("message")
+    return "" if message is None else str(message["text"])
+
+
+def _where(record: JSON) -> tuple[str, str]:
+    loc = record["location"]
+    return loc["file"], loc["function"]
+
+
+def _guards(record: JSON) -> tuple[str, ...]:
+    return tuple(g["test"] for g in record.get("guard", ()) if g["kind"] != "early-exit")
+
+
+def _similarity(a: JSON, b: JSON) -> float:
+    return difflib.SequenceMatcher(None, _message(a), _message(b), autojunk=False).ratio()
+
+
+def diff_records(old: Iterable[JSON], new: Iterable[JSON]) -> list[Change]:
+    """Changes from the `old` records to the `new` ones (two versions of one package)."""
+    old_by_id = {r["id"]: r for r in old}
+    new_by_id = {r["id"]: r for r in new}
+    gone = [r for i, r in old_by_id.items() if i not in new_by_id]
+    came = [r for i, r in new_by_id.items() if i not in old_by_id]
+    changes: list[Change] = []
+    paired_old: set[str] = set()
+    paired_new: set[str] = set()
+
+    def pair(kind: ChangeKind, a: JSON, b: JSON) -> None:
+        changes.append(Change(kind=kind, old=a, new=b))
+        paired_old.add(a["id"])
+        paired_new.add(b["id"])
+
+    # Same text and class, another file or function: moved.
+    by_text: dict[tuple[str, str], list[JSON]] = defaultdict(list)
+    for record in came:
+        by_text[(_message(record), record["exception"]["name"])].append(record)
+    for record in gone:
+        key = (_message(record), record["exception"]["name"])
+        candidates = [c for c in by_text.get(key, []) if c["id"] not in paired_new]
+        if key[0] and candidates and all(_where(c) != _where(record) for c in candidates):
+            pair("moved", record, candidates[0])
+
+    # Same function: the class changed (retyped) or the words did (reworded).
+    by_place: dict[tuple[str, str], list[JSON]] = defaultdict(list)
+    for record in came:
+        if record["id"] not in paired_new:
+            by_place[_where(record)].append(record)
+    for record in gone:
+        if record["id"] in paired_old:
+            continue
+        candidates = [c for c in by_place.get(_where(record), []) if c["id"] not in paired_new]
+        retyped = [c for c in candidates if _message(c) == _message(record)]
+        if retyped:
+            pair("retyped", record, retyped[0])
+            continue
+        scored = sorted(
+            (
+                (_similarity(record, c) + (0.2 if _guards(c) == _guards(record) else 0.0), c)
+                for c in candidates
+                if c["exception"]["name"] == record["exception"]["name"]
+            ),
+            key=lambda sc: -sc[0],
+        )
+        if scored and scored[0][0] >= REWORD_SIMILARITY:
+            pair("reworded", record, scored[0][1])
+
+    changes += [Change(kind="removed", old=r, new=None) for r in gone if r["id"] not in paired_old]
+    changes += [Change(kind="added", old=None, new=r) for r in came if r["id"] not in paired_new]
+    order = {"added": 0, "removed": 1, "reworded": 2, "retyped": 3, "moved": 4}
+    changes.sort(
+        key=lambda c: (
+            order[c.kind],
+            *_where(c.new or c.old or {}),
+            (c.new or c.old or {})["location"]["line"],
+        )
+    )
+    return changes
+
+
+def summary(changes: Sequence[Change]) -> dict[str, int]:
+    counts = dict.fromkeys(("added", "removed", "reworded", "retyped", "moved"), 0)
+    for change in changes:
+        counts[change.kind] += 1
+    return counts
+
+
+def change_to_json(change: Change) -> JSON:
+    def brief(record: JSON | None) -> JSON | None:
+        if record is None:
+            return None
+        loc = record["location"]
+        return {
+            "id": record["id"],
+            "exception": record["exception"]["name"],
+            "message": _message(record),
+            "file": loc["file"],
+            "line": loc["line"],
+            "function": loc["function"],
+        }
+
+    return {"kind": change.kind, "old": brief(change.old), "new": brief(change.new)}
+
+
+def render_markdown(old_label: str, new_label: str, changes: Sequence[Change]) -> str:
+    """Release-notes Markdown: one section per kind of change, most telling first."""
+    counts = summary(changes)
+    lines = [f"## Errors: {old_label} → {new_label}", ""]
+    lines.append(", ".join(f"{n} {kind}" for kind, n in counts.items()))
+    titles = {
+        "added": "New errors",
+        "removed": "Errors no longer raised",
+        "reworded": "Reworded",
+        "retyped": "Exception class changed",
+        "moved": "Moved",
+    }
+    for kind, title in titles.items():
+        group = [c for c in changes if c.kind == kind]
+        if not group:
+            continue
+        lines += ["", f"### {title} ({len(group)})", ""]
+        for change in group:
+            lines.append("- " + _describe(change, markdown=True))
+    return "\n".join(lines) + "\n"
+
+
+def render_text(old_label: str, new_label: str, changes: Sequence[Change]) -> str:
+    counts = summary(changes)
+    head = f"{old_label} -> {new_label}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
+    return "\n".join([head, *(f"{c.kind:<9} {_describe(c, markdown=False)}" for c in changes)])
+
+
+def _describe(change: Change, *, markdown: bool) -> str:
+    def code(text: str) -> str:
+        text = " ".join(text.split())
+        if len(text) > 120:
+            text = text[:119] + "…"
+        return f"`{text.replace('`', '')}`" if markdown else text
+
+    old, new = change.old, change.new
+    record = new or old
+    assert record is not None
+    file, function = _where(record)
+    where = f"{file}:{record['location']['line']} ({function})"
+    exc = record["exception"]["name"]
+    if change.kind == "reworded" and old and new:
+        return f"{exc} at {where}: {code(_message(old))} → {code(_message(new))}"
+    if change.kind == "retyped" and old and new:
+        return (
+            f"{code(_message(new))} at {where}: "
+            f"{old['exception']['name']} → {new['exception']['name']}"
+        )
+    if change.kind == "moved" and old and new:
+        old_file, old_function = _where(old)
+        return f"{exc} {code(_message(new))}: {old_file} ({old_function}) → {where}"
+    return f"{exc} at {where}: {code(_message(record)) or '(no message)'}"
+
+
+def lineage(store: Store, record: JSON) -> list[JSON]:
+    """How one error came to be what it is: each change between consecutive indexed
+    versions of its package that touched it or its predecessors, oldest first."""
+    package = record["package"]["name"]
+    versions = [s["version"] for s in store.snapshots() if s["package"] == package]
+    wanted = {record["id"]}
+    events: list[JSON] = []
+    newest_first = list(itertools.pairwise(versions))[::-1]
+    for old_version, new_version in newest_first:
+        old = store.iter_records(package=package, version=old_version)
+        new = store.iter_records(package=package, version=new_version)
+        for change in diff_records(old, new):
+            if change.new is not None and change.new["id"] in wanted and change.old is not None:
+                wanted.add(change.old["id"])
+                events.append({"from": old_version, "to": new_version, **change_to_json(change)})
+            elif change.kind == "added" and change.new is not None and change.new["id"] in wanted:
+                events.append({"from": old_version, "to": new_version, **change_to_json(change)})
+    return events[::-1]
