@@ -42,6 +42,12 @@ def _where(record: JSON) -> tuple[str, str]:
     return loc["file"], loc["function"]
 
 
+def _place(record: JSON) -> tuple[str, str]:
+    """Where an error lives, ignoring a move into or out of a `src/` layout."""
+    file, function = _where(record)
+    return file.removeprefix("src/"), function
+
+
 def _guards(record: JSON) -> tuple[str, ...]:
     return tuple(g["test"] for g in record.get("guard", ()) if g["kind"] != "early-exit")
 
@@ -51,64 +57,75 @@ def _similarity(a: JSON, b: JSON) -> float:
 
 
 def diff_records(old: Iterable[JSON], new: Iterable[JSON]) -> list[Change]:
-    """Changes from the `old` records to the `new` ones (two versions of one package)."""
+    """Changes from the `old` records to the `new` ones (two versions of one package).
+
+    Ids already match errors that did not change. The rest is paired in passes, each
+    taking only what earlier passes left: the same message and class elsewhere (moved;
+    a message-less raise must also keep its place and guards), the same message in the
+    same place with another class (retyped), a similar message of the same class in the
+    same place (reworded). What is left is added or removed.
+    """
     old_by_id = {r["id"]: r for r in old}
     new_by_id = {r["id"]: r for r in new}
     gone = [r for i, r in old_by_id.items() if i not in new_by_id]
     came = [r for i, r in new_by_id.items() if i not in old_by_id]
     changes: list[Change] = []
-    paired_old: set[str] = set()
-    paired_new: set[str] = set()
+    taken: set[str] = set()
+
+    def best(record: JSON, candidates: Iterable[JSON]) -> JSON | None:
+        free = [c for c in candidates if c["id"] not in taken]
+        free.sort(key=lambda c: (_place(c) != _place(record), _guards(c) != _guards(record)))
+        return free[0] if free else None
 
     def pair(kind: ChangeKind, a: JSON, b: JSON) -> None:
         changes.append(Change(kind=kind, old=a, new=b))
-        paired_old.add(a["id"])
-        paired_new.add(b["id"])
+        taken.update((a["id"], b["id"]))
 
-    # Same text and class, another file or function: moved.
     by_text: dict[tuple[str, str], list[JSON]] = defaultdict(list)
-    for record in came:
-        by_text[(_message(record), record["exception"]["name"])].append(record)
-    for record in gone:
-        key = (_message(record), record["exception"]["name"])
-        candidates = [c for c in by_text.get(key, []) if c["id"] not in paired_new]
-        if key[0] and candidates and all(_where(c) != _where(record) for c in candidates):
-            pair("moved", record, candidates[0])
-
-    # Same function: the class changed (retyped) or the words did (reworded).
     by_place: dict[tuple[str, str], list[JSON]] = defaultdict(list)
     for record in came:
-        if record["id"] not in paired_new:
-            by_place[_where(record)].append(record)
+        by_text[(_message(record), record["exception"]["name"])].append(record)
+        by_place[_place(record)].append(record)
     for record in gone:
-        if record["id"] in paired_old:
+        key = (_message(record), record["exception"]["name"])
+        candidates = by_text.get(key, [])
+        if not key[0]:  # no message to recognise it by: only where it is and what guards it
+            candidates = [
+                c
+                for c in candidates
+                if _place(c) == _place(record) and _guards(c) == _guards(record)
+            ]
+        match = best(record, candidates)
+        if match is not None:
+            pair("moved", record, match)
+    for record in gone:
+        if record["id"] in taken or not _message(record):
             continue
-        candidates = [c for c in by_place.get(_where(record), []) if c["id"] not in paired_new]
-        retyped = [c for c in candidates if _message(c) == _message(record)]
-        if retyped:
-            pair("retyped", record, retyped[0])
+        here = by_place.get(_place(record), [])
+        match = best(record, [c for c in here if _message(c) == _message(record)])
+        if match is not None:
+            pair("retyped", record, match)
             continue
         scored = sorted(
             (
-                (_similarity(record, c) + (0.2 if _guards(c) == _guards(record) else 0.0), c)
-                for c in candidates
-                if c["exception"]["name"] == record["exception"]["name"]
+                (_similarity(record, c) + (0.1 if _guards(c) == _guards(record) else 0.0), c)
+                for c in here
+                if c["id"] not in taken and c["exception"]["name"] == record["exception"]["name"]
             ),
             key=lambda sc: -sc[0],
         )
         if scored and scored[0][0] >= REWORD_SIMILARITY:
             pair("reworded", record, scored[0][1])
 
-    changes += [Change(kind="removed", old=r, new=None) for r in gone if r["id"] not in paired_old]
-    changes += [Change(kind="added", old=None, new=r) for r in came if r["id"] not in paired_new]
+    changes += [Change(kind="removed", old=r, new=None) for r in gone if r["id"] not in taken]
+    changes += [Change(kind="added", old=None, new=r) for r in came if r["id"] not in taken]
     order = {"added": 0, "removed": 1, "reworded": 2, "retyped": 3, "moved": 4}
-    changes.sort(
-        key=lambda c: (
-            order[c.kind],
-            *_where(c.new or c.old or {}),
-            (c.new or c.old or {})["location"]["line"],
-        )
-    )
+
+    def sort_key(change: Change) -> tuple[int, str, int]:
+        record = change.new or change.old or {}
+        return order[change.kind], record["location"]["file"], record["location"]["line"]
+
+    changes.sort(key=sort_key)
     return changes
 
 

@@ -1,0 +1,113 @@
+# The explain stage: derive each site's title and prose (what it means, when it
+# happens, solutions, common situations), its call paths, reproducing tests, related
+# sites and a report link, from the extracted facts alone: deterministic, no model,
+# no network. Optional LLM enrichment lives in `errdex.explain.enrich`.
+from __future__ import annotations
+
+import dataclasses
+import gc
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+from errdex.explain.analysis import Analysis, analyse
+from errdex.explain.callgraph import CallGraph
+from errdex.explain.catalog import Catalog
+from errdex.explain.meaning import what_it_means
+from errdex.explain.related import Related
+from errdex.explain.report import report_issue_url
+from errdex.explain.situations import common_situations
+from errdex.explain.solutions import solutions
+from errdex.explain.tests_scan import find_tests
+from errdex.explain.title import base_title, unique_titles
+from errdex.explain.when import when_it_happens
+from errdex.extract import Extraction
+from errdex.model import ErrorSite, Explanation, Snapshot
+
+__all__ = ["explain_sites"]
+
+
+def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite, ...]:
+    """Return the extraction's sites, in order, each with its `explanation` set.
+
+    Reads the snapshot's test folders (as text) to find reproducing tests; never
+    imports or runs anything, and raises nothing for odd code: what cannot be read is
+    said as source text or left out.
+    """
+    sites = extraction.sites
+    if not sites:
+        return ()
+    with _no_gc():
+        return _explain(extraction, snapshot)
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    # Explaining allocates many small objects and no cycles; with a large extraction
+    # alive, the cyclic collector's passes over it would cost more than the work.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _explain(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite, ...]:
+    sites = extraction.sites
+    with ThreadPoolExecutor(1) as pool:
+        # The test scan is mostly file reads; let it overlap with the analysis.
+        tests_future = pool.submit(find_tests, snapshot.root, sites)
+        catalog = Catalog(extraction, snapshot.root)
+        graph = CallGraph(extraction.facts)
+        related = Related(sites)
+        modules = {f.module for f in extraction.facts}
+        analyses = [analyse(site, catalog) for site in sites]
+        titles = unique_titles(
+            sites, [base_title(s, _guard_text(a)) for s, a in zip(sites, analyses, strict=True)]
+        )
+        tests = tests_future.result()
+    out: list[ErrorSite] = []
+    for site, analysis, title in zip(sites, analyses, titles, strict=True):
+        module = _module(site.location.file, modules)
+        target = f"{module}.{site.location.function}" if module else site.location.function
+        paths = graph.paths(target) if module and site.location.function != "<module>" else ()
+        shorten = {q: _module_prefix(q, modules) for path in paths for q in path}
+        explanation = Explanation(
+            title=title,
+            what_it_means=what_it_means(analysis, catalog),
+            when_it_happens=when_it_happens(analysis, paths, shorten),
+            solutions=tuple(s.text for s in solutions(analysis)),
+            common_situations=tuple(common_situations(analysis)),
+            call_paths=paths,
+            tests=tests.get(site.id, ()),
+            related=related.of(site),
+            report_issue_url=report_issue_url(site, snapshot, title),
+            provenance="static",
+        )
+        out.append(dataclasses.replace(site, explanation=explanation))
+    return tuple(out)
+
+
+def _guard_text(analysis: Analysis) -> str | None:
+    for guard in reversed(analysis.site.guard):
+        if guard.kind == "assert":
+            return guard.test
+    return None
+
+
+def _module(path: str, modules: set[str]) -> str | None:
+    from errdex.extract.files import module_name
+
+    name = module_name(path)
+    return name if name in modules else None
+
+
+def _module_prefix(qualified: str, modules: set[str]) -> str:
+    """The module part of a module-qualified function name."""
+    parts = qualified.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        if ".".join(parts[:cut]) in modules:
+            return ".".join(parts[:cut])
+    return parts[0]

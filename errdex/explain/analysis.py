@@ -1,0 +1,91 @@
+# One site's guards, read once: which conditions make it fire, which only let the
+# function get that far, and the clause that names what is being rejected.
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from errdex.explain.catalog import Catalog, ClassInfo
+from errdex.explain.conditions import Clause, clauses, code, parse_test
+from errdex.model import ErrorSite, Input
+
+MAX_CLAUSE_TEXT = 400  # beyond this, the source text says it better than prose
+
+
+@dataclass(slots=True)
+class Analysis:
+    site: ErrorSite
+    inputs: dict[str, Input]
+    owner: ClassInfo | None
+    trigger: list[Clause] = field(default_factory=list)  # hold when the site fires
+    innermost: list[Clause] = field(default_factory=list)  # of the nearest guard
+    reached_if: list[Clause] = field(default_factory=list)  # early returns not taken
+    context: list[str] = field(default_factory=list)  # loops, handlers, match cases
+    handled: list[str] = field(default_factory=list)  # exception types being handled
+    unparsed: list[str] = field(default_factory=list)  # guard tests we could not read
+    expected: list[Clause] = field(default_factory=list)  # what an assert expects
+
+    @property
+    def primary(self) -> Clause | None:
+        """The clause that says what is rejected: one about an input the message names."""
+        pool = self.innermost or self.trigger
+        if not pool:
+            return None
+        message = self.site.message.text if self.site.message is not None else ""
+        with_subject = [c for c in pool if c.subject is not None and c.noun]
+        for clause in reversed(with_subject):
+            assert clause.subject is not None
+            if clause.subject.name in message:
+                return clause
+        if with_subject:
+            return with_subject[-1]
+        return pool[-1]
+
+
+def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
+    """Read the guards of `site` into an Analysis."""
+    inputs = {i.expr: i for i in site.inputs}
+    result = Analysis(site=site, inputs=inputs, owner=catalog.owner_class(site))
+    where = (site.location.file, site.location.function)
+    for guard in site.guard:
+        kind = guard.kind
+        if kind in ("try", "finally", "with", "match"):
+            continue
+        if kind == "except":
+            result.handled.append(guard.test)
+            continue
+        if kind == "for":
+            target, _, iterable = guard.test.partition(" in ")
+            result.context.append(f"for each `{target}` in `{_short(iterable)}`")
+            continue
+        if kind == "case":
+            result.context.append(f"in the `case {_short(guard.test)}` branch")
+            continue
+        if kind == "early-exit" and (*where, guard.line) in catalog.raising_ifs:
+            continue  # an earlier check of this function, one that raises
+        found = catalog.said(guard.test, not guard.negated, site.inputs, _read)
+        if found is None:
+            result.unparsed.append(guard.test)
+            continue
+        if kind == "assert":
+            result.expected = catalog.said(guard.test, True, site.inputs, _read) or []
+        if kind == "early-exit":
+            result.reached_if.extend(found)
+        else:
+            result.trigger.extend(found)
+            result.innermost = found
+    return result
+
+
+def _read(test: str, holds: bool, inputs: dict[str, Input]) -> list[Clause] | None:
+    node = parse_test(test)
+    if node is None:
+        return None
+    found = clauses(node, inputs, holds=holds)
+    if sum(len(c.text) for c in found) > MAX_CLAUSE_TEXT:
+        shown = code(node)
+        found = [Clause(text=f"{shown} is true" if holds else f"{shown} is false")]
+    return found
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:59].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,119 @@
+# A best-effort static call graph: which functions of the codebase call a given one.
+# Callees are resolved through imports, the module's own names and `self.`; a call on
+# an unknown receiver counts only when exactly one function of the codebase has that
+# name. Constructing a class counts as calling its __init__ / __post_init__.
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from errdex.extract.facts import CallFact, FileFacts
+
+MAX_DEPTH = 4
+MAX_PATHS = 3
+_MAX_HOPS = 8
+_CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
+
+
+class CallGraph:
+    """Callers of functions, resolved lazily from the calls each file records."""
+
+    def __init__(self, facts: Sequence[FileFacts]):
+        self.modules = {f.module: f for f in facts}
+        self.imports = {f.module: dict(f.imports) for f in facts}
+        self.functions: set[str] = set()
+        self.classes: set[str] = set()
+        self.toplevel: dict[str, set[str]] = defaultdict(set)
+        short: dict[str, int] = defaultdict(int)
+        self.by_short: dict[str, str] = {}
+        for f in facts:
+            for fn in f.functions:
+                self.functions.add(f"{f.module}.{fn.qualname}")
+                self.toplevel[f.module].add(fn.qualname.split(".")[0])
+                short[fn.qualname.rsplit(".", 1)[-1]] += 1
+                self.by_short[fn.qualname.rsplit(".", 1)[-1]] = f"{f.module}.{fn.qualname}"
+            for cls in f.classes:
+                self.classes.add(f"{f.module}.{cls.qualname}")
+                self.toplevel[f.module].add(cls.qualname.split(".")[0])
+        self.unique_names = {name for name, n in short.items() if n == 1}
+        self.calls: dict[str, list[tuple[str, CallFact]]] = defaultdict(list)
+        for f in facts:
+            for call in f.calls:
+                self.calls[call.callee.rsplit(".", 1)[-1]].append((f.module, call))
+        self._callers: dict[str, list[str]] = {}
+        self._resolved: dict[tuple[str, str, str | None], str | None] = {}
+
+    def callers(self, target: str) -> list[str]:
+        """Module-qualified names of the functions that call `target`, sorted."""
+        if target in self._callers:
+            return self._callers[target]
+        self._callers[target] = []  # a cycle sees no callers
+        name = target.rsplit(".", 1)[-1]
+        wanted = target
+        if name in _CONSTRUCTORS:
+            wanted = target.rsplit(".", 1)[0]
+            name = wanted.rsplit(".", 1)[-1]
+        found: set[str] = set()
+        resolved = self._resolved
+        for module, call in self.calls.get(name, ()):
+            key = (module, call.callee, call.owner_class)
+            if key not in resolved:
+                resolved[key] = self.resolve(module, call)
+            if resolved[key] == wanted:
+                found.add(f"{module}.{call.function}")
+        found.discard(target)
+        self._callers[target] = sorted(found, key=lambda q: (q.endswith("<module>"), q))
+        return self._callers[target]
+
+    def resolve(self, module: str, call: CallFact) -> str | None:
+        """The function or class a call names, or None when it cannot be told."""
+        head, _, rest = call.callee.partition(".")
+        if head in ("self", "cls"):
+            if call.owner_class is None or not rest or "." in rest:
+                return None
+            return f"{module}.{call.owner_class}.{rest}"
+        imports = self.imports.get(module, {})
+        if head in imports:
+            return self._follow(imports[head] + ("." + rest if rest else ""))
+        if head in self.toplevel.get(module, ()):
+            return f"{module}.{call.callee}"
+        last = call.callee.rsplit(".", 1)[-1]
+        if rest and last in self.unique_names and not last.startswith("__"):
+            return self.by_short[last]
+        return None
+
+    def _follow(self, qualified: str) -> str:
+        """Follow re-exports (`from .x import Y` in a package) to where Y is defined."""
+        for _ in range(_MAX_HOPS):
+            if qualified in self.functions or qualified in self.classes:
+                return qualified
+            module, _, name = qualified.rpartition(".")
+            head = name
+            while module and module not in self.modules:
+                module, _, parent = module.rpartition(".")
+                head = f"{parent}.{head}"
+            if not module:
+                return qualified
+            first, _, rest = head.partition(".")
+            target = self.imports.get(module, {}).get(first)
+            if target is None:
+                return f"{module}.{head}"
+            qualified = target + ("." + rest if rest else "")
+        return qualified
+
+    def paths(self, target: str) -> tuple[tuple[str, ...], ...]:
+        """A few caller chains of `target`, nearest caller first, each to a root or
+        MAX_DEPTH callers deep; distinct first callers preferred."""
+        out: list[tuple[str, ...]] = []
+        for first in self.callers(target)[: MAX_PATHS * 2]:
+            path = [first]
+            seen = {target, first}
+            while len(path) < MAX_DEPTH:
+                nxt = [c for c in self.callers(path[-1]) if c not in seen]
+                if not nxt:
+                    break
+                path.append(nxt[0])
+                seen.add(nxt[0])
+            out.append(tuple(path))
+        out.sort(key=lambda p: -len(p))
+        return tuple(out[:MAX_PATHS])

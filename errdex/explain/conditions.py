@@ -1,0 +1,430 @@
+# Guard conditions as plain English. A guard's `test` is source text we extracted
+# ourselves; it is parsed (never evaluated) into an expression tree and rendered three
+# ways: a clause ("`x` is negative"), a noun phrase ("a negative `x`") for "what it
+# means", and the fix that makes it false ("Set `x` to 0 or more") for "solutions".
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from errdex.model import Input
+
+MAX_CODE = 70  # longer expressions are shortened in prose
+
+_FLIP = {
+    ast.Lt: ast.GtE,
+    ast.LtE: ast.Gt,
+    ast.Gt: ast.LtE,
+    ast.GtE: ast.Lt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+_MIRROR = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+_PLATFORMS = {
+    "cuda": "CUDA",
+    "rocm": "ROCm",
+    "cpu": "CPU",
+    "tpu": "TPU",
+    "xpu": "XPU",
+    "hpu": "HPU",
+    "neuron": "Neuron",
+    "cuda_alike": "CUDA or ROCm",
+    "out_of_tree": "an out-of-tree platform",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """One condition, said in English, with what a user can do about it."""
+
+    text: str  # "`x` is negative"
+    subject: Input | None = None  # the input it constrains, when it constrains one
+    noun: str | None = None  # "a negative `x`"
+    fix: str | None = None  # an instruction that makes the clause false
+    bound: str | None = None  # the literal the input is compared with, e.g. "0"
+    platform: str | None = None  # "ROCm" when the clause checks the platform
+    on_platform: bool = True  # whether the clause holds on that platform or off it
+    call: str | None = None  # the function named by a bare call, e.g. "has_triton"
+    at_default: bool | None = None  # whether the clause holds with the input at its default
+
+
+Inputs = Mapping[str, Input]  # by expression as written ("self.x", "x")
+
+
+@lru_cache(maxsize=16384)
+def parse_test(test: str) -> ast.expr | None:
+    """The expression tree of a guard's source text, or None when it is not one."""
+    try:
+        return ast.parse(test, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def clauses(node: ast.expr, inputs: Inputs, *, holds: bool = True) -> list[Clause]:
+    """The top-level conjuncts of `node` (or of its negation when `holds` is False)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return clauses(node.operand, inputs, holds=not holds)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) == holds:
+        out: list[Clause] = []
+        for value in node.values:
+            out.extend(clauses(value, inputs, holds=holds))
+        return out
+    if isinstance(node, ast.Compare) and len(node.ops) > 1:
+        left = node.left
+        pairs: list[Clause] = []
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            pairs.append(say(ast.Compare(left=left, ops=[op], comparators=[right]), inputs, holds))
+            left = right
+        return pairs if holds else [_joined(pairs, "or")]
+    return [say(node, inputs, holds)]
+
+
+def say(node: ast.expr, inputs: Inputs, holds: bool = True) -> Clause:
+    """One clause for `node` being true (or false when `holds` is False)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return say(node.operand, inputs, not holds)
+    if isinstance(node, ast.BoolOp):
+        conj = isinstance(node.op, ast.And) == holds
+        parts = [say(v, inputs, holds) for v in node.values]
+        return _joined(parts, "and" if conj else "or")
+    if isinstance(node, ast.Compare) and len(node.ops) > 1:
+        return _joined(clauses(node, inputs, holds=holds), "and" if holds else "or")
+    handler = _SAY.get(type(node).__name__, _truthy)
+    return handler(node, inputs, holds)
+
+
+def _joined(parts: list[Clause], word: str) -> Clause:
+    if len(parts) == 1:
+        return parts[0]
+    texts = [p.text for p in parts]
+    text = f" {word} ".join(texts)
+    if word == "or" and len(parts) == 2:
+        text = f"either {texts[0]} or {texts[1]}"
+    return Clause(text=text)
+
+
+def source(node: ast.expr) -> str:
+    """The source text of an expression; names and attribute chains without unparse."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        chain = [node.attr]
+        value = node.value
+        while isinstance(value, ast.Attribute):
+            chain.append(value.attr)
+            value = value.value
+        if isinstance(value, ast.Name):
+            chain.append(value.id)
+            return ".".join(reversed(chain))
+    return ast.unparse(node)
+
+
+def code(node: ast.expr) -> str:
+    """How an expression is named in prose: `self.x` as `x`, long ones shortened."""
+    text = source(node)
+    for prefix in ("self.", "cls."):
+        if text.startswith(prefix) and text[len(prefix) :].isidentifier():
+            text = text[len(prefix) :]
+    if len(text) > MAX_CODE:
+        text = text[: MAX_CODE - 1].rsplit(" ", 1)[0] + "…"
+    return f"`{text}`"
+
+
+def _value(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant):
+        return repr(node.value) if isinstance(node.value, str) else str(node.value)
+    return code(node)
+
+
+def _listing(node: ast.expr) -> str | None:
+    """'a', 'b' or 'c' for a literal list/tuple/set, else None."""
+    if not isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return None
+    items = [_value(e) for e in node.elts]
+    if not items:
+        return "nothing"
+    if len(items) > 8:
+        items = [*items[:8], "…"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _subject(node: ast.expr, inputs: Inputs) -> Input | None:
+    return inputs.get(source(node)) if isinstance(node, ast.Name | ast.Attribute) else None
+
+
+def _is_bool(subject: Input | None) -> bool:
+    return subject is not None and (subject.type == "bool" or subject.default in ("True", "False"))
+
+
+def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
+    left, op, right = node.left, type(node.ops[0]), node.comparators[0]
+    if isinstance(left, ast.Constant) and op in _MIRROR:
+        left, right, op = right, left, _MIRROR[op]
+    if not holds:
+        op = _FLIP[op]
+    if isinstance(left, ast.Call) and _call_name(left) == "len" and len(left.args) == 1:
+        return _length(left.args[0], op, right, inputs)
+    subject = _subject(left, inputs)
+    name, value = code(left), _value(right)
+    bound = value if isinstance(right, ast.Constant) else None
+    listing = _listing(right)
+    zero = isinstance(right, ast.Constant) and right.value == 0 and right.value is not False
+    phrase: dict[type[ast.cmpop], tuple[str, str, str]] = {
+        # op: (clause, noun phrase, fix)
+        ast.Lt: (
+            "is negative" if zero else f"is less than {value}",
+            f"a negative {name}" if zero else f"a {name} below {value}",
+            f"Set {name} to {value} or more",
+        ),
+        ast.LtE: (
+            "is zero or negative" if zero else f"is at most {value}",
+            f"a {name} of zero or less" if zero else f"a {name} of {value} or less",
+            f"Set {name} to more than {value}",
+        ),
+        ast.Gt: (
+            f"is greater than {value}",
+            f"a {name} above {value}",
+            f"Set {name} to {value} or less",
+        ),
+        ast.GtE: (
+            f"is {value} or more",
+            f"a {name} of {value} or more",
+            f"Set {name} to less than {value}",
+        ),
+        ast.Eq: (
+            f"is {value}",
+            f"{name} = {value}",
+            f"Set {name} to something other than {value}",
+        ),
+        ast.NotEq: (
+            f"is not {value}",
+            f"a {name} other than {value}",
+            f"Set {name} to {value}",
+        ),
+        ast.Is: (
+            "is None (not set)" if value == "None" else f"is {value}",
+            f"a missing {name} (None)" if value == "None" else f"{name} being {value}",
+            f"Give {name} a value (it must not be None)"
+            if value == "None"
+            else f"Set {name} to something other than {value}",
+        ),
+        ast.IsNot: (
+            "is set (not None)" if value == "None" else f"is not {value}",
+            f"a {name} that is set" if value == "None" else f"a {name} other than {value}",
+            f"Leave {name} unset (None)" if value == "None" else f"Set {name} to {value}",
+        ),
+        ast.In: (
+            f"is one of {listing}" if listing else f"is in {value}",
+            f"{name} = {listing}" if listing else f"a {name} found in {value}",
+            f"Set {name} to a value other than {listing}"
+            if listing
+            else f"Set {name} to a value not in {value}",
+        ),
+        ast.NotIn: (
+            f"is not one of {listing}" if listing else f"is not in {value}",
+            f"a {name} other than {listing}" if listing else f"a {name} missing from {value}",
+            f"Set {name} to one of {listing}"
+            if listing
+            else f"Set {name} to one of the values in {value}",
+        ),
+    }
+    text, noun, fix = phrase[op]
+    if op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is True:
+        text, noun = "is true", f"{name} turned on"
+        fix = f"Turn {name} off (False)"
+    elif op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is False:
+        text, noun = "is false", f"{name} turned off"
+        fix = f"Turn {name} on (True)"
+    return Clause(
+        text=f"{name} {text}",
+        subject=subject,
+        noun=noun,
+        fix=fix if subject is not None else None,
+        bound=bound,
+        at_default=_at_default(subject, op, right),
+    )
+
+
+_APPLY: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: lambda a, b: bool(a < b),
+    ast.LtE: lambda a, b: bool(a <= b),
+    ast.Gt: lambda a, b: bool(a > b),
+    ast.GtE: lambda a, b: bool(a >= b),
+    ast.Eq: lambda a, b: bool(a == b),
+    ast.NotEq: lambda a, b: bool(a != b),
+    ast.Is: lambda a, b: a is b if b is None or isinstance(b, bool) else bool(a == b),
+    ast.IsNot: lambda a, b: a is not b if b is None or isinstance(b, bool) else bool(a != b),
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def literal(text: str | None) -> tuple[bool, Any]:
+    """(True, value) when `text` is a Python literal (read with literal_eval, never run)."""
+    if text is None or len(text) > 200:
+        return False, None
+    try:
+        return True, ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+
+
+def _at_default(subject: Input | None, op: type[ast.cmpop], right: ast.expr) -> bool | None:
+    if subject is None:
+        return None
+    known, default = literal(subject.default)
+    if not known:
+        return None
+    try:
+        return _APPLY[op](default, ast.literal_eval(right))
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return None
+
+
+def _length(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inputs) -> Clause:
+    name, value = code(target), _value(right)
+    subject = _subject(target, inputs)
+    n = right.value if isinstance(right, ast.Constant) and isinstance(right.value, int) else None
+    table: dict[type[ast.cmpop], tuple[str, str]] = {
+        ast.Lt: (f"has fewer than {value} items", f"Give {name} at least {value} items"),
+        ast.LtE: (f"has at most {value} items", f"Give {name} more than {value} items"),
+        ast.Gt: (f"has more than {value} items", f"Give {name} at most {value} items"),
+        ast.GtE: (f"has {value} or more items", f"Give {name} fewer than {value} items"),
+        ast.Eq: (f"has exactly {value} items", f"Give {name} other than {value} items"),
+        ast.NotEq: (f"does not have exactly {value} items", f"Give {name} exactly {value} items"),
+    }
+    if n == 0 and op in (ast.Eq, ast.LtE):
+        text, fix = "is empty", f"Give {name} at least one item"
+    elif n == 0 and op in (ast.NotEq, ast.Gt):
+        text, fix = "is not empty", f"Leave {name} empty"
+    elif op in table:
+        text, fix = table[op]
+    else:
+        verb = "is" if op in (ast.In, ast.Is) else "is not"
+        text, fix = f"length {verb} {value}", f"Change the length of {name}"
+    return Clause(
+        text=f"{name} {text}",
+        subject=subject,
+        noun=f"a {name} that {text}",
+        fix=fix if subject is not None else None,
+        bound=value,
+    )
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _call(node: ast.Call, inputs: Inputs, holds: bool) -> Clause:
+    name = _call_name(node)
+    args = node.args
+    if name == "isinstance" and len(args) == 2:
+        kinds = _listing(args[1]) or code(args[1])
+        kinds = kinds.replace("'", "")
+        target = code(args[0])
+        subject = _subject(args[0], inputs)
+        if holds:
+            return Clause(
+                text=f"{target} is of type {kinds}",
+                subject=subject,
+                noun=f"a {target} of type {kinds}",
+                fix=f"Pass {target} as something other than {kinds}" if subject else None,
+            )
+        return Clause(
+            text=f"{target} is not of type {kinds}",
+            subject=subject,
+            noun=f"a {target} that is not of type {kinds}",
+            fix=f"Pass a value of type {kinds} as {target}" if subject else None,
+        )
+    if name in ("hasattr", "getattr") and len(args) >= 2:
+        attr = _value(args[1])
+        verb = "has" if holds else "has no"
+        return Clause(text=f"{code(args[0])} {verb} attribute {attr}")
+    if name in ("any", "all") and len(args) == 1:
+        inner = args[0]
+        body = code(inner)
+        if isinstance(inner, ast.GeneratorExp | ast.ListComp) and len(inner.generators) == 1:
+            gen = inner.generators[0]
+            body = f"{code(gen.iter)} (checking {code(inner.elt)})"
+        if name == "any":
+            text = f"some item of {body} passes" if holds else f"no item of {body} passes"
+        else:
+            text = f"every item of {body} passes" if holds else f"some item of {body} fails"
+        return Clause(text=text)
+    if name in ("startswith", "endswith") and isinstance(node.func, ast.Attribute) and args:
+        verb = "starts" if name == "startswith" else "ends"
+        target = code(node.func.value)
+        text = f"{target} {verb} with {_value(args[0])}"
+        if not holds:
+            text = f"{target} does not {verb[:-1]} with {_value(args[0])}"
+        return Clause(text=text, subject=_subject(node.func.value, inputs))
+    platform = _platform(name)
+    shown = code(node)
+    if platform is not None:
+        text = f"the platform is {platform}" if holds else f"the platform is not {platform}"
+        return Clause(text=f"{text} ({shown})", platform=platform, on_platform=holds, call=name)
+    text = f"{shown} returns true" if holds else f"{shown} returns false"
+    return Clause(text=text, call=name)
+
+
+def _platform(name: str) -> str | None:
+    if name.startswith("is_") and name[3:] in _PLATFORMS:
+        return _PLATFORMS[name[3:]]
+    return None
+
+
+def _truthy(node: ast.expr, inputs: Inputs, holds: bool) -> Clause:
+    subject = _subject(node, inputs)
+    name = code(node)
+    known, default = literal(subject.default if subject is not None else None)
+    at_default = (bool(default) == holds) if known else None
+    if _is_bool(subject):
+        return Clause(
+            text=f"{name} is on" if holds else f"{name} is off",
+            subject=subject,
+            noun=f"{name} turned on" if holds else f"{name} turned off",
+            fix=f"Turn {name} off (False)" if holds else f"Turn {name} on (True)",
+            at_default=at_default,
+        )
+    return Clause(
+        text=f"{name} is set (not empty, zero or None)" if holds else f"{name} is empty or unset",
+        subject=subject,
+        noun=f"a non-empty {name}" if holds else f"an empty or missing {name}",
+        fix=(f"Leave {name} empty or unset" if holds else f"Give {name} a non-empty value")
+        if subject is not None
+        else None,
+        at_default=at_default,
+    )
+
+
+_SAY: dict[str, Callable[[Any, Inputs, bool], Clause]] = {
+    "Compare": _compare,
+    "Call": _call,
+}
+
+
+def plain(test: str, inputs: Inputs, *, holds: bool = True) -> list[Clause] | None:
+    """The conjuncts of a guard's test in English, or None when it does not parse."""
+    node = parse_test(test)
+    if node is None:
+        return None
+    return clauses(node, inputs, holds=holds)
+
+
+def join_and(parts: list[Clause]) -> str:
+    """Clauses joined by "and"; a clause with its own "or" is bracketed when not alone."""
+    if len(parts) == 1:
+        return parts[0].text
+    return " and ".join(f"({c.text})" if " or " in c.text else c.text for c in parts)

@@ -1,0 +1,72 @@
+# "What it means": which component rejects what, in the codebase's own words: the
+# enclosing class (with the first sentence of its docstring) or function, the clause
+# that names the rejected value, and the conditions under which it is rejected.
+from __future__ import annotations
+
+from errdex.explain.analysis import Analysis
+from errdex.explain.catalog import Catalog
+from errdex.explain.conditions import join_and
+from errdex.explain.where import module_of
+
+_NOT_IMPLEMENTED = ("NotImplementedError",)
+_IMPORT = ("ImportError", "ModuleNotFoundError")
+
+
+def component(analysis: Analysis, catalog: Catalog) -> str:
+    """The code that rejects: "`CompilationConfig` (configuration for compilation)"."""
+    if analysis.owner is not None:
+        name = f"`{analysis.owner.fact.qualname}`"
+        doc = catalog.class_doc(analysis.owner)
+        if doc:
+            doc = doc.rstrip(".")
+            first = doc.split(" ", 1)[0]
+            doc = doc[0].lower() + doc[1:] if first[1:].islower() else doc
+            return f"{name} ({doc})"
+        return name
+    function = analysis.site.location.function
+    module = module_of(analysis.site.location.file)
+    if function == "<module>":
+        return f"the module `{module}`"
+    return f"`{function}()` in `{module}`"
+
+
+def what_it_means(analysis: Analysis, catalog: Catalog) -> str:
+    """One or two sentences: who rejects what, and when."""
+    site = analysis.site
+    exc = site.exception.name.rsplit(".", 1)[-1]
+    who = component(analysis, catalog)
+    function = site.location.function
+    if site.kind == "assert":
+        expects = join_and(analysis.expected) or "its condition holds"
+        return (
+            f"An internal consistency check (`assert`) in {who} failed: `{function}` expects "
+            f"that {expects}. Asserts guard assumptions of the code itself rather than "
+            "validate user input (and are skipped under `python -O`)."
+        )
+    if site.kind == "reraise":
+        caught = " or ".join(f"`{h}`" for h in analysis.handled) or "an exception"
+        return f"{who} passes on {caught} that it caught in `{function}`, unchanged."
+    if site.kind == "helper":
+        lead = f"{who} reports a failure through a helper that always raises `{exc}`"
+    elif site.message is None and (
+        exc in _NOT_IMPLEMENTED
+        or any(b.endswith("NotImplementedError") for b in site.exception.bases)
+    ):
+        lead = f"`{function}` is not implemented for this case by {who}"
+    elif exc in _IMPORT:
+        lead = f"{who} needs a module that could not be imported"
+    else:
+        primary = analysis.primary
+        others = [c for c in analysis.trigger if c is not primary]
+        if primary is not None and primary.noun and primary.subject is not None:
+            lead = f"{who} rejects {primary.noun}"
+            if others:
+                lead += " when " + join_and(others)
+        elif analysis.trigger:
+            lead = f"{who} refuses to go on when " + join_and(analysis.trigger)
+        else:
+            lead = f"{who} always raises `{exc}` at this point of `{function}`"
+    if analysis.handled:
+        caught = " or ".join(f"`{h}`" for h in analysis.handled)
+        lead += f", after catching {caught}"
+    return lead + "."

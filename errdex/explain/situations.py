@@ -1,0 +1,69 @@
+# "Common situations": what typically leads to a site, said only when the facts show
+# it: an input left at a default that conflicts with another, a platform or version
+# check, an optional dependency that is missing, an environment variable.
+from __future__ import annotations
+
+import re
+
+from errdex.explain.analysis import Analysis
+
+_VERSION = re.compile(r"version|newer|older|_at_least|_ge\b|_lt\b", re.I)
+_AVAILABLE = re.compile(r"^(has_|is_\w*(available|installed))|_available$|find_spec")
+_ENV = re.compile(r"\b(envs\.([A-Z][A-Z0-9_]+)|os\.environ|os\.getenv|getenv)\b")
+
+
+def common_situations(analysis: Analysis) -> list[str]:
+    """Situations derived from the guard facts; empty when nothing specific is known."""
+    out: list[str] = []
+    clauses = analysis.trigger + analysis.reached_if
+    with_default = [
+        c for c in analysis.trigger if c.subject is not None and c.at_default is not None
+    ]
+    if len(with_default) >= 2:
+        changed = [c for c in with_default if not c.at_default]
+        moved_names = {c.subject.name for c in changed if c.subject is not None}
+        left = [
+            c
+            for c in with_default
+            if c.at_default and c.subject is not None and c.subject.name not in moved_names
+        ]
+        if left and changed:
+            kept = " and ".join(_named_default(c) for c in left)
+            moved = " and ".join(c.text for c in changed)
+            out.append(f"{kept} left at its default while {moved}")
+        elif changed:
+            names = " and ".join(_named_default(c) for c in changed)
+            out.append(f"Appears only when {names} are all changed from their defaults")
+    elif len(with_default) == 1 and with_default[0].at_default:
+        clause = with_default[0]
+        out.append(f"{_named_default(clause)} left at its default ({clause.text})")
+    for clause in clauses:
+        if clause.platform is not None:
+            where = (
+                clause.platform
+                if clause.on_platform
+                else f"a platform other than {clause.platform}"
+            )
+            out.append(f"Running on {where}")
+        elif clause.call and _AVAILABLE.search(clause.call):
+            out.append(f"An optional dependency is missing: {clause.text}")
+        elif clause.call and _VERSION.search(clause.call):
+            out.append(f"A different version of a dependency is installed: {clause.text}")
+        elif " or " not in clause.text and (env := _ENV.search(clause.text)) is not None:
+            name = f"`{env.group(2)}`" if env.group(2) else "an environment variable"
+            out.append(f"The environment variable {name} is set this way: {clause.text}")
+    for handled in analysis.handled:
+        if "ImportError" in handled or "ModuleNotFoundError" in handled:
+            out.append("An optional dependency is not installed (the import fails)")
+    for guard in analysis.site.guard:
+        found = re.search(r"find_spec\(\s*['\"]([\w.]+)['\"]", guard.test)
+        if found:
+            out.append(f"The optional package `{found.group(1)}` is not installed")
+    return list(dict.fromkeys(out))
+
+
+def _named_default(clause: object) -> str:
+    from errdex.explain.conditions import Clause
+
+    assert isinstance(clause, Clause) and clause.subject is not None
+    return f"`{clause.subject.name}` (default {clause.subject.default})"

@@ -1,0 +1,137 @@
+# Titles: a short clause of the message, holes named, never cut mid-word, and made
+# unique within a package so that a list of errors tells them apart.
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from functools import lru_cache
+
+from errdex.model import ErrorSite, Hole, Message
+
+MAX_TITLE = 80
+_MIN_WORDS = 3
+_CLAUSE_END = re.compile(r"(?<=[a-z0-9)\]`'\"])(?:[.!?;]\s|\s\(|:\s|\s-\s)")
+_COMMA = re.compile(r",\s")
+
+
+def hole_name(expr: str) -> str:
+    """A readable name for a hole: `self.backend` -> backend, `len(xs)` -> len(xs)."""
+    try:
+        node = ast.parse(expr, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return "value"
+    while True:
+        if isinstance(node, ast.Attribute):
+            return node.attr
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Subscript):
+            node = node.value
+            continue
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id in ("type", "len", "repr", "str"):
+                inner = node.args[0] if node.args else None
+                if inner is not None and isinstance(inner, ast.Name | ast.Attribute):
+                    return f"{node.func.id}({hole_name(ast.unparse(inner))})"
+            node = node.func
+            continue
+        return "value"
+
+
+@lru_cache(maxsize=8192)
+def display(message: Message) -> str:
+    """The message as a reader sees it, each hole as {name}."""
+    out: list[str] = []
+    for part in message.parts:
+        out.append("{" + hole_name(part.expr) + "}" if isinstance(part, Hole) else part.text)
+    return " ".join("".join(out).split())
+
+
+def _trim(text: str) -> str:
+    """Drop holes and punctuation dangling at either end: "x: {v}" -> "x"."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = re.sub(r"(?:[:=,;(\[-]\s*|\s[-(]\s*)\{[^{}]*\}[\s)\].'\"]*$", "", text)
+        text = text.strip().rstrip(":,;-( ").strip()
+    return text
+
+
+def clause(text: str, limit: int = MAX_TITLE) -> str:
+    """The first clause of `text` with at least a few words, at most `limit` characters."""
+    text = text.strip()
+    for match in _CLAUSE_END.finditer(text):
+        head = _trim(text[: match.start()])
+        if len(head.split()) >= _MIN_WORDS and len(head) <= limit:
+            return head
+        if len(head) > limit:
+            break
+    whole = _trim(text.rstrip("."))
+    if len(whole) <= limit and whole:
+        return whole
+    best = ""
+    for match in _COMMA.finditer(text):
+        head = _trim(text[: match.start()])
+        if len(head) > limit:
+            break
+        if len(head.split()) >= _MIN_WORDS:
+            best = head
+    if best:
+        return best
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return _trim(cut) + "…"
+
+
+def base_title(site: ErrorSite, guard_text: str | None) -> str:
+    """The title from the message alone, before titles are compared across a package."""
+    exc = site.exception.name.rsplit(".", 1)[-1]
+    if site.message is not None and site.message.literal_text.strip():
+        title = clause(display(site.message))
+        if title and len(title.strip("{}…. ")) > 1:
+            return title
+    if site.kind == "assert" and guard_text:
+        return clause(f"Assertion failed: {guard_text}")
+    if site.kind == "reraise":
+        return f"{exc} re-raised in {site.location.function}"
+    return f"{exc} in {site.location.function}"
+
+
+def unique_titles(sites: Sequence[ErrorSite], titles: Sequence[str]) -> list[str]:
+    """Lengthen titles that collide: first to more of the message, then by function."""
+    out = list(titles)
+    for _ in range(2):
+        groups: dict[str, list[int]] = defaultdict(list)
+        for i, title in enumerate(out):
+            groups[title].append(i)
+        changed = False
+        for title, members in groups.items():
+            if len(members) < 2:
+                continue
+            messages = {_text(sites[i]) for i in members}
+            for i in members:
+                site = sites[i]
+                if len(messages) > 1 and site.message is not None and _ == 0:
+                    longer = clause(display(site.message), limit=140)
+                    if longer != title:
+                        out[i] = longer
+                        changed = True
+                elif _ == 1 or len(messages) == 1:
+                    where = site.location.function
+                    if where == "<module>":
+                        where = site.location.file
+                    suffix = f" (in {where})"
+                    if where not in out[i]:
+                        out[i] = out[i] + suffix
+                        changed = True
+        if not changed:
+            break
+    return out
+
+
+def _text(site: ErrorSite) -> str:
+    return "" if site.message is None else site.message.text

@@ -1,0 +1,54 @@
+# "When it happens": where the check runs, the guard in plain language, the early
+# returns the function must not take, and the static call path (labelled a guess).
+from __future__ import annotations
+
+from errdex.explain.analysis import Analysis
+from errdex.explain.conditions import join_and
+from errdex.explain.where import where
+
+MAX_PATH_SHOWN = 2
+
+
+def short_name(qualified: str, module_names: dict[str, str]) -> str:
+    """`pkg.mod.Class.method` -> `Class.method`; module level code -> the module."""
+    module = module_names.get(qualified)
+    if module is None:
+        return qualified
+    rest = qualified[len(module) + 1 :]
+    return f"{module} (module level)" if rest == "<module>" else rest
+
+
+def when_it_happens(
+    analysis: Analysis, call_paths: tuple[tuple[str, ...], ...], shorten: dict[str, str]
+) -> str:
+    """The prose of "when it happens" (call paths are stored apart, as well)."""
+    site = analysis.site
+    sentences: list[str] = []
+    lead = f"Raised {where(analysis)}"
+    if site.kind == "assert" and analysis.expected:
+        lead = f"Fails {where(analysis)}, if " + join_and(analysis.trigger)
+        expects = join_and(analysis.expected)
+        lead += f" (the code expects that {expects})"
+    elif analysis.trigger:
+        lead += ", if " + join_and(analysis.trigger)
+    elif analysis.unparsed:
+        lead += ", if " + " and ".join(f"`{t}`" for t in analysis.unparsed)
+    elif not analysis.context:
+        lead += ", every time this code is reached"
+    if analysis.context:
+        context = ", ".join(analysis.context)
+        lead += f" ({context})" if analysis.trigger or analysis.unparsed else f", {context}"
+    sentences.append(lead + ".")
+    if analysis.handled:
+        caught = " or ".join(f"`{h}`" for h in analysis.handled)
+        sentences.append(f"It happens while handling {caught} raised inside the `try` block.")
+    if analysis.reached_if:
+        reached = join_and(analysis.reached_if)
+        sentences.append(f"The function gets this far only if {reached}.")
+    if call_paths:
+        shown = [
+            " ← ".join(f"`{short_name(q, shorten)}`" for q in path)
+            for path in call_paths[:MAX_PATH_SHOWN]
+        ]
+        sentences.append(f"Called from (static call graph, best effort): {'; '.join(shown)}.")
+    return " ".join(sentences)

@@ -1,0 +1,366 @@
+# The explain stage on small packages written to tmp_path: code in, explained sites
+# out, through the real extract stage (never mocked), then through index + store.
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from errdex.explain import explain_sites
+from errdex.explain.conditions import plain
+from errdex.explain.title import clause
+from errdex.extract import extract, scan
+from errdex.extract.cache import FactsCache
+from errdex.index import index_source
+from errdex.model import ErrorSite, Explanation, Input, Snapshot
+from errdex.store import open_store
+
+CONFIG = '''
+from dataclasses import dataclass
+
+
+@dataclass
+class EncoderConfig:
+    """Settings of the vision encoder."""
+
+    graphs: bool = False
+    """Capture the encoder as CUDA graphs."""
+    max_items: int = 0
+    """Maximum number of images per batch. If 0 (default), auto-inferred."""
+    backend: str = "eager"
+    """The backend: "eager" or "inductor"."""
+
+    def __post_init__(self):
+        if self.backend not in ["eager", "inductor"]:
+            raise ValueError(f"Invalid backend for compilation: {self.backend}")
+        if self.graphs and self.max_items < 0:
+            raise ValueError("max_items must be non-negative (0 = auto-infer)")
+
+
+def build(items):
+    return EncoderConfig(graphs=True, max_items=items)
+
+
+def main():
+    build(-1)
+'''
+
+
+def explain_package(
+    tmp_path: Path, files: dict[str, str], *, repo_url: str | None = None
+) -> dict[str, ErrorSite]:
+    """Write `files` under tmp_path/pkg_root, extract and explain; sites by title."""
+    root = tmp_path / "pkg_root"
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    snapshot = Snapshot(
+        package="pkg",
+        version="1.2.3",
+        root=root,
+        source=str(root),
+        repo_url=repo_url,
+        commit="abc1234" if repo_url else None,
+        code_paths=("pkg",),
+    )
+    cache = FactsCache(None)
+    try:
+        extraction = extract(snapshot, scan(snapshot, cache), cache, workers=1)
+    finally:
+        cache.close()
+    sites = explain_sites(extraction, snapshot)
+    assert [s.id for s in sites] == [s.id for s in extraction.sites]
+    out: dict[str, ErrorSite] = {}
+    for site in sites:
+        assert site.explanation is not None
+        out[site.explanation.title] = site
+    return out
+
+
+def explanation(site: ErrorSite) -> Explanation:
+    assert site.explanation is not None
+    return site.explanation
+
+
+def test_seed_like_config_error(tmp_path: Path) -> None:
+    sites = explain_package(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/config.py": CONFIG},
+        repo_url="https://github.com/example/pkg",
+    )
+    site = sites["max_items must be non-negative"]
+    ex = explanation(site)
+    assert ex.provenance == "static"
+    assert ex.what_it_means == (
+        "`EncoderConfig` (settings of the vision encoder) rejects a negative `max_items` "
+        "when `graphs` is on."
+    )
+    assert ex.when_it_happens.startswith(
+        "Raised when a `EncoderConfig` is built (its `__post_init__` check), "
+        "if `graphs` is on and `max_items` is negative."
+    )
+    assert ex.solutions[0].startswith("Set `max_items` to 0 or more")
+    assert "default 0" in ex.solutions[0]
+    assert 'per its doc: "Maximum number of images per batch.' not in ex.solutions[0]
+    assert "If 0 (default), auto-inferred." in ex.solutions[0]
+    assert ex.solutions[1].startswith("Or: turn `graphs` off")
+    # The static call graph: EncoderConfig(...) in build(), build() in main().
+    assert ex.call_paths == (("pkg.config.build", "pkg.config.main"),)
+    assert "best effort" in ex.when_it_happens and "`build` ← `main`" in ex.when_it_happens
+    # Same function: the backend check is related.
+    backend = sites["Invalid backend for compilation"]
+    assert backend.id in ex.related and site.id in explanation(backend).related
+    assert explanation(backend).solutions[0] == (
+        "Set `backend` to one of 'eager' or 'inductor' (`EncoderConfig.backend`, default \"eager\")"
+    )
+    url = ex.report_issue_url
+    assert url is not None and url.startswith("https://github.com/example/pkg/issues/new?")
+    query = parse_qs(urlsplit(url).query)
+    assert query["title"] == ["ValueError: max_items must be non-negative"]
+    body = query["body"][0]
+    assert "pkg 1.2.3" in body and "max_items must be non-negative (0 = auto-infer)" in body
+    assert "https://github.com/example/pkg/blob/abc1234/pkg/config.py#L" in body
+
+
+def test_no_report_url_without_github(tmp_path: Path) -> None:
+    sites = explain_package(tmp_path, {"pkg/__init__.py": "", "pkg/config.py": CONFIG})
+    assert all(explanation(s).report_issue_url is None for s in sites.values())
+
+
+def test_reproducing_tests_found(tmp_path: Path) -> None:
+    tests = """
+    import re
+    import unittest
+    import pytest
+    from pkg.config import EncoderConfig
+
+
+    def test_negative_items():
+        with pytest.raises(ValueError, match=r"max_items must be non-negative \\(0"):
+            EncoderConfig(graphs=True, max_items=-1)
+
+
+    def test_backend():
+        with pytest.raises(ValueError, match=re.escape("Invalid backend for compilation: tvm")):
+            EncoderConfig(backend="tvm")
+
+
+    def test_other_error():
+        with pytest.raises(KeyError, match="max_items must be non-negative"):
+            {}["x"]
+
+
+    class TestConfig(unittest.TestCase):
+        def test_backend_regex(self):
+            with self.assertRaisesRegex(ValueError, "Invalid backend"):
+                EncoderConfig(backend="x")
+
+        def test_message_text(self):
+            with self.assertRaises(ValueError) as cm:
+                EncoderConfig(graphs=True, max_items=-5)
+            self.assertIn("must be non-negative (0 = auto-infer)", str(cm.exception))
+    """
+    sites = explain_package(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "tests/test_config.py": tests},
+    )
+    negative = explanation(sites["max_items must be non-negative"]).tests
+    assert [(t.name, t.file) for t in negative] == [
+        ("test_negative_items", "tests/test_config.py"),
+        ("TestConfig.test_message_text", "tests/test_config.py"),
+    ]
+    assert negative[0].line == 9
+    backend = explanation(sites["Invalid backend for compilation"]).tests
+    assert [t.name for t in backend] == ["test_backend", "TestConfig.test_backend_regex"]
+
+
+@pytest.mark.parametrize(
+    ("test", "negated", "expected"),
+    [
+        ("x is None", False, "`x` is None (not set)"),
+        ("x is not None and len(xs) == 0", False, "`x` is set (not None) and `xs` is empty"),
+        ("not isinstance(v, (int, float))", False, "`v` is not of type `int` or `float`"),
+        ("a < b <= c", False, "`a` is less than `b` and `b` is at most `c`"),
+        ("mode in ('a', 'b')", True, "`mode` is not one of 'a' or 'b'"),
+        ("self.flag or other", True, "`flag` is empty or unset and `other` is empty or unset"),
+        ("has_triton()", False, "`has_triton()` returns true"),
+        (
+            "current_platform.is_rocm()",
+            True,
+            "the platform is not ROCm (`current_platform.is_rocm()`)",
+        ),
+        ("name.startswith('_')", False, "`name` starts with '_'"),
+        (
+            "any(b <= 0 for b in budgets)",
+            False,
+            "some item of `budgets` (checking `b <= 0`) passes",
+        ),
+    ],
+)
+def test_conditions_in_plain_english(test: str, negated: bool, expected: str) -> None:
+    parts = plain(test, {}, holds=not negated)
+    assert parts is not None
+    assert " and ".join(p.text for p in parts) == expected
+
+
+def test_condition_fix_needs_an_input() -> None:
+    field = Input(name="size", expr="self.size", kind="field", owner="C", default="8")
+    parts = plain("self.size > 16", {"self.size": field})
+    assert parts is not None
+    assert parts[0].fix == "Set `size` to 16 or less"
+    assert parts[0].at_default is False
+    assert parts[0].noun == "a `size` above 16"
+    unknown = plain("other > 16", {})
+    assert unknown is not None and unknown[0].fix is None
+
+
+def test_match_case_is_context(tmp_path: Path) -> None:
+    code = """
+    def f(x):
+        match x:
+            case {"k": 1}:
+                raise ValueError("mapping with k=1 is not allowed here")
+    """
+    sites = explain_package(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": code})
+    ex = explanation(sites["mapping with k=1 is not allowed here"])
+    assert ex.when_it_happens == 'Raised when `f()` runs, in the `case {"k": 1}` branch.'
+
+
+@pytest.mark.parametrize(
+    ("message", "title"),
+    [
+        (
+            "Invalid backend for piecewise compilation: {backend}",
+            "Invalid backend for piecewise compilation",
+        ),
+        ("x must be non-negative (0 = auto-infer)", "x must be non-negative"),
+        ("bad value (see docs)", "bad value (see docs)"),
+        (
+            "encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)",
+            "encoder_cudagraph_max_vision_items_per_batch must be non-negative",
+        ),
+        ("Hidden size mismatch between a, w1 and w2", "Hidden size mismatch between a, w1 and w2"),
+        (
+            "output dtype {dtype} must match {expected} for q dtype {qdtype}",
+            "output dtype {dtype} must match {expected} for q dtype {qdtype}",
+        ),
+        (
+            "Something went wrong with the thing that was being built, and it is not clear "
+            "at all what to do about it now that it has happened",
+            "Something went wrong with the thing that was being built",
+        ),
+    ],
+)
+def test_titles_are_clauses(message: str, title: str) -> None:
+    assert clause(message) == title
+
+
+def test_long_title_never_cut_mid_word() -> None:
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu " * 3
+    title = clause(words)
+    assert title.endswith("…")
+    assert title[:-1].split()[-1] in words.split()
+    assert len(title) <= 80
+
+
+def test_titles_unique_within_package(tmp_path: Path) -> None:
+    code = """
+    def a(x):
+        if x:
+            raise ValueError("not supported")
+
+
+    def b(x):
+        if x:
+            raise ValueError("not supported")
+    """
+    sites = explain_package(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": code})
+    assert set(sites) == {"not supported (in a)", "not supported (in b)"}
+
+
+def test_message_instructions_become_solutions(tmp_path: Path) -> None:
+    code = """
+    def load(path, fmt):
+        if fmt == "bin":
+            raise ValueError(
+                f"Binary format is deprecated. Use fmt='json' instead. "
+                "Either convert the file or pin version 1.x."
+            )
+        try:
+            import yaml
+        except ImportError:
+            raise ImportError("PyYAML is missing; please pip install pyyaml") from None
+    """
+    sites = explain_package(tmp_path, {"pkg/__init__.py": "", "pkg/io.py": code})
+    ex = explanation(sites["Binary format is deprecated"])
+    assert ex.solutions == (
+        "Set `fmt` to something other than 'bin' (parameter of `load`)",
+        "Use fmt='json' instead.",
+        "Either convert the file or pin version 1.x.",
+    )
+    yaml = explanation(sites["PyYAML is missing"])
+    assert "Please pip install pyyaml" in yaml.solutions
+    assert "An optional dependency is not installed (the import fails)" in yaml.common_situations
+    assert "while handling `ImportError`" in yaml.when_it_happens
+
+
+def test_assert_and_platform_and_default_situations(tmp_path: Path) -> None:
+    code = '''
+    from dataclasses import dataclass
+    from pkg.platforms import current_platform
+
+
+    @dataclass
+    class Cfg:
+        """Runtime settings."""
+
+        fast: bool = True
+        exact: bool = False
+
+        def check(self):
+            if current_platform.is_rocm() and self.fast:
+                raise NotImplementedError("fast mode is not available on ROCm")
+            if self.fast and self.exact:
+                raise ValueError("fast and exact cannot both be on")
+
+
+    def kernel(n):
+        assert n % 8 == 0, "n must be a multiple of 8"
+    '''
+    sites = explain_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/platforms.py": "current_platform = None\n",
+            "pkg/cfg.py": code,
+        },
+    )
+    rocm = explanation(sites["fast mode is not available on ROCm"])
+    assert "Running on ROCm" in rocm.common_situations
+    both = explanation(sites["fast and exact cannot both be on"])
+    assert both.common_situations == (
+        "`fast` (default True) left at its default while `exact` is on",
+    )
+    assert "while `Cfg.check` validates its input" in both.when_it_happens
+    mult = explanation(sites["n must be a multiple of 8"])
+    assert mult.what_it_means.startswith("An internal consistency check (`assert`)")
+    assert "the code expects that `n % 8` is 0" in mult.when_it_happens
+
+
+def test_index_writes_explanations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ERRDEX_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "pkg"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "config.py").write_text(CONFIG)
+    store = open_store(tmp_path / "db.sqlite")
+    result = index_source(str(root), store, use_cache=False)
+    assert all(s.explanation is not None for s in result.sites)
+    records = store.list_records(package="pkg")
+    seed = next(r for r in records if r["title"] == "max_items must be non-negative")
+    assert seed["explanation"]["provenance"] == "static"
+    assert "rejects a negative `max_items`" in seed["explanation"]["what_it_means"]
+    assert seed["explanation"]["call_paths"] == [["pkg.config.build", "pkg.config.main"]]
