@@ -59,7 +59,7 @@ def _explain(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite, ...
     with ThreadPoolExecutor(1) as pool:
         # The test scan is mostly file reads; let it overlap with the analysis.
         tests_future = pool.submit(find_tests, snapshot.root, sites)
-        catalog = Catalog(extraction, snapshot.root)
+        catalog = Catalog(extraction)
         graph = CallGraph(extraction.facts)
         related = Related(sites)
         modules = {f.module for f in extraction.facts}

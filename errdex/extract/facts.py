@@ -27,6 +27,7 @@ class ClassFact:
     members: tuple[MemberFact, ...]
     init_params: tuple[str, ...]  # positional parameters of __init__, without self
     message_param: str | None  # the __init__ parameter that carries the message
+    doc: str | None = None  # first paragraph of the class docstring
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -363,6 +363,7 @@ class FileVisitor:
                 members=tuple(members),
                 init_params=init_params,
                 message_param=message_param,
+                doc=_first_paragraph(ast.get_docstring(node, clean=False)),
             )
         )
         inner = Scope(qualname=qualname, owner_class=qualname, parent=scope)
@@ -729,6 +730,12 @@ class FileVisitor:
                 is_method=is_method,
             )
         )
+
+
+def _first_paragraph(doc: str | None) -> str | None:
+    if not doc:
+        return None
+    return " ".join(clean_doc(doc).split("\n\n")[0].split()) or None
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
