@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -14,20 +13,33 @@ BIN = Path(sys.executable).parent
 RESULTS = Path(__file__).parent / "results"
 
 
+# Runs a command and prints, last on stderr, the peak RSS of its largest process
+# (children included): a fresh wrapper per run, so runs do not mix.
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "done = subprocess.run(sys.argv[1:])\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(done.returncode)\n"
+)
+
+
 def timed(
     cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB, largest process of the run) of one command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds and peak RSS in KiB (largest process of the run) of one command."""
     start = time.perf_counter()
     done = subprocess.run(
-        cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, check=False
+        [sys.executable, "-c", _PEAK, *cmd],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
     )
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) if peak > before else peak
+    return seconds, int(done.stderr.strip().splitlines()[-1])
 
 
 def median(values: Sequence[float]) -> float:
