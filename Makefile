@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/errdex index pypi:vllm==0.28.0
-	$(BIN)/errdex show "$(SEED)"
+	$(BIN)/errdex serve --host 127.0.0.1 --port 8000 --show "$(SEED)"
 
 lint: $(STAMP)
 	$(BIN)/ruff check errdex tests benchmarks

@@ -22,6 +22,7 @@ from errdex.errors import ErrdexError, ErrorNotFound
 from errdex.index import index_all_versions, index_source
 from errdex.model import IndexResult
 from errdex.store import Store, open_store
+from errdex.web.cli import export_command, serve_command
 
 app = typer.Typer(
     help="Catalog every error a Python codebase can raise, and find the one you saw.",
@@ -429,6 +430,62 @@ def history_of(
         elif event["kind"] == "moved":
             detail = f"{old['file']} ({old['function']}) -> {new['file']} ({new['function']})"
         out.print(f"  {event['from']} -> {event['to']}: {event['kind']} {escape(detail)}")
+
+
+@app.command()
+def match(
+    text: Annotated[
+        str | None,
+        typer.Argument(
+            help="The message or traceback you saw; '-' reads standard input.",
+        ),
+    ] = None,
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            help="Read the text from this file.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
+    package: Annotated[
+        str | None,
+        typer.Option(
+            help="Only this package, or NAME==VERSION.",
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many matches.", min=1)] = 10,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find the raise that produced a message or traceback, and the values in its holes.
+
+    Exit status: 0 when something matched, 1 when nothing did (the answer says why).
+    """
+    from errdex.match import MAX_INPUT_BYTES, Matcher, render_text, result_to_json
+
+    if file is not None:
+        raw: str | bytes = file.read_bytes()[: MAX_INPUT_BYTES + 1]
+    elif text is None or text == "-":
+        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    else:
+        raw = text
+    with errors_explained(), _store(db) as store:
+        name = None if package is None else canonicalize_name(package.partition("==")[0])
+        matcher = Matcher.build(store.iter_records(package=name, version="*"))
+        result = matcher.match(raw, package=package, limit=limit)
+    if as_json:
+        out.print_json(json.dumps(result_to_json(result)))
+    else:
+        out.print(escape(render_text(result)))
+    if not result.matches:
+        raise typer.Exit(1)
+
+
+# The web layer loads FastAPI and Uvicorn only when one of these commands runs.
+app.command("serve")(serve_command)
+app.command("export")(export_command)
 
 
 def main() -> None:

@@ -13,12 +13,19 @@ from packaging.version import Version
 
 from errdex import codec, sources
 from errdex.explain import explain_sites
-from errdex.extract import EXTRACTOR_VERSION, extract, scan
-from errdex.extract.cache import FactsCache
+from errdex.extract import extract, scan
+from errdex.extract.cache import FactsCache, code_version
 from errdex.model import IndexResult, Snapshot
 from errdex.store import Store
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+_HERE = Path(__file__).parent
+# What a stored snapshot was made by: the extractor, the explanations and the JSON
+# contract. A tree already stored by this same code is left as it is.
+PIPELINE_VERSION = code_version(
+    _HERE / "extract", _HERE / "model.py", _HERE / "explain", _HERE / "codec.py"
+)
 
 
 def cache_dir() -> Path:
@@ -78,7 +85,7 @@ def index_snapshot(
     try:
         tree = scan(snapshot, cache)
         state = store.snapshot_state(snapshot.package, snapshot.version)
-        if not force and state == (tree.tree_hash, EXTRACTOR_VERSION):
+        if not force and state == (tree.tree_hash, PIPELINE_VERSION):
             return IndexResult(
                 snapshot=snapshot,
                 sites=(),
@@ -104,7 +111,7 @@ def index_snapshot(
         files=extraction.files,
         skipped=extraction.skipped,
         tree_hash=extraction.tree_hash,
-        extractor=EXTRACTOR_VERSION,
+        extractor=PIPELINE_VERSION,
     )
     return IndexResult(
         snapshot=snapshot,

@@ -166,6 +166,19 @@ def test_bare_class_raise_from_and_reraise() -> None:
     assert sites[2].message is None
 
 
+def test_exception_built_by_a_factory_function() -> None:
+    site = only(
+        index_snippet("""
+        def check(response):
+            message = f"{response.status} Client Error.\\n\\nCannot access gated repo."
+            raise _format(GatedRepoError, message, response)
+    """)
+    )
+    assert site.exception.name == "GatedRepoError"
+    assert site.message is not None
+    assert site.message.text == "{response.status} Client Error.\n\nCannot access gated repo."
+
+
 def test_assert_with_message_is_a_site_and_its_test_a_negated_guard() -> None:
     sites = index_snippet("""
         def f(n):

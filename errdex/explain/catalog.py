@@ -15,7 +15,6 @@ from errdex.model import ErrorSite, Input
 Reader = Callable[[str, bool, dict[str, Input]], Any]
 
 
-
 @dataclass(frozen=True, slots=True)
 class ClassInfo:
     fact: ClassFact

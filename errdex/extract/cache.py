@@ -12,15 +12,16 @@ from pathlib import Path
 from errdex.extract.facts import FileFacts
 
 
-def _code_version() -> str:
-    """A digest of the code that turns a file into facts: any change to it is a new version."""
-    here = Path(__file__).parent
-    parts = [*sorted(here.glob("*.py")), here.parent / "model.py"]
-    return hashlib.blake2b(b"".join(p.read_bytes() for p in parts), digest_size=8).hexdigest()
+def code_version(*paths: Path) -> str:
+    """A digest of the given source files (folders: their .py files); any edit changes it."""
+    files: list[Path] = []
+    for path in paths:
+        files += sorted(path.glob("*.py")) if path.is_dir() else [path]
+    return hashlib.blake2b(b"".join(p.read_bytes() for p in files), digest_size=8).hexdigest()
 
 
-# Cached facts and stored trees made by other extractor code are not reused.
-EXTRACTOR_VERSION = _code_version()
+# Cached facts made by other extractor code are not reused.
+EXTRACTOR_VERSION = code_version(Path(__file__).parent, Path(__file__).parent.parent / "model.py")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL);

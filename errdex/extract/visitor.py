@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -537,6 +538,9 @@ class FileVisitor:
         elif isinstance(exc, ast.Call):
             exception = dotted(exc.func)
             call_args, call_keywords = exc.args, exc.keywords
+            built = _built_by_factory(exc)
+            if built is not None:  # raise make_error(SomeError, message, ...)
+                exception, call_args = built, exc.args[1:]
         else:
             exception = dotted(exc)
             for as_name, types in reversed(scope.handlers):
@@ -782,6 +786,23 @@ def _arguments(
         for k in keywords
         if k.arg is not None
     )
+
+
+_EXCEPTION_NAME = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)")
+
+
+def _built_by_factory(call: ast.Call) -> str | None:
+    """The class a factory call builds, as in `raise _format(GatedRepoError, msg, resp)`:
+    a lower-case function whose first argument names an exception class."""
+    name = dotted(call.func).rpartition(".")[2]
+    if not call.args or not (name[:1].islower() or name[:1] == "_"):
+        return None
+    first = call.args[0]
+    if isinstance(first, ast.Name | ast.Attribute):
+        written = dotted(first)
+        if _EXCEPTION_NAME.fullmatch(written.rpartition(".")[2]):
+            return written
+    return None
 
 
 def _message_argument(args: list[ast.expr], keywords: list[ast.keyword]) -> ast.expr | None:

@@ -95,6 +95,22 @@ class Store(Protocol):
         """Return records whose message is exactly `text`."""
         ...
 
+    def search(
+        self,
+        text: str,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> JSON:
+        """Return {"total": int, "hits": [{"record", "score", "highlight"}]}: full-text
+        search over messages, titles, explanations and inputs, best first. Highlights are
+        segments [{"text", "match"}] for "message" and "title", and for "explanation" and
+        "inputs" when those matched."""
+        ...
+
     def close(self) -> None: ...
 
     def __enter__(self) -> Self: ...

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -41,6 +42,41 @@ def _statements(script: str) -> Iterator[str]:
     if pending.strip() and not pending.strip().startswith("--"):
         yield pending.strip()
 
+
+# The columns of sites_fts and the SQL that fills each from a `sites` row (alias-free, so
+# one text serves INSERT ... SELECT at write time and the rebuild of an older index).
+FTS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("message", "message_text"),
+    ("title", "title"),
+    (
+        "explanation",
+        "(SELECT group_concat(value, ' ') FROM json_each(json_array("
+        "json_extract(record, '$.explanation.what_it_means'),"
+        " json_extract(record, '$.explanation.when_it_happens'),"
+        " (SELECT group_concat(value, ' ') FROM json_each(record, '$.explanation.solutions'))"
+        ")) WHERE value IS NOT NULL)",
+    ),
+    (
+        "inputs",
+        "(SELECT group_concat(json_extract(value, '$.name') || ' '"
+        " || coalesce(json_extract(value, '$.doc'), ''), ' ') FROM json_each(record, '$.inputs'))",
+    ),
+    ("exception", "exc_name || ' ' || exc_qualname"),
+    ("function", "function"),
+    ("file", "file"),
+)
+# bm25 weights, in FTS_COLUMNS order: the message and title say most about an error.
+_FTS_WEIGHTS = (10.0, 8.0, 2.0, 3.0, 4.0, 2.0, 1.0)
+_FTS_INSERT = (
+    f"INSERT INTO sites_fts (rowid, {', '.join(c for c, _ in FTS_COLUMNS)})"
+    f" SELECT id, {', '.join(e for _, e in FTS_COLUMNS)} FROM sites"
+)
+# Marks around matched words in highlight()/snippet(): control characters that never
+# survive into a message template, turned into segments before leaving the store.
+_MARK_START, _MARK_END = "\x02", "\x03"
+_MAX_QUERY_TERMS = 32
+_MAX_QUERY_CHARS = 1000
+_WORD = re.compile(r"\w+")
 
 _FTS5_CHECKED = False
 
@@ -106,6 +142,35 @@ def _site_row(snapshot_id: int, record: Mapping[str, Any], snapshot: Snapshot) -
             f"record {rid} is not a site record as codec.site_to_json makes it:"
             f" missing or malformed field {exc}"
         ) from exc
+
+
+def _fts_query(text: str) -> str | None:
+    """Return an FTS5 query requiring every word of `text` (the last as a prefix), each
+    quoted so that nothing the user typed is read as FTS5 syntax; None if no words."""
+    words = _WORD.findall(text[:_MAX_QUERY_CHARS])[:_MAX_QUERY_TERMS]
+    if not words:
+        return None
+    quoted = [f'"{w}"' for w in words]  # \w+ holds no quote to escape
+    quoted[-1] += "*"
+    return " ".join(quoted)
+
+
+def _segments(marked: str | None) -> list[JSON] | None:
+    """Split text with highlight marks into [{"text", "match"}] segments."""
+    if marked is None:
+        return None
+    out: list[JSON] = []
+    for i, chunk in enumerate(marked.split(_MARK_START)):
+        if i == 0:
+            if chunk:
+                out.append({"text": chunk, "match": False})
+            continue
+        hit, _, rest = chunk.partition(_MARK_END)
+        if hit:
+            out.append({"text": hit, "match": True})
+        if rest:
+            out.append({"text": rest, "match": False})
+    return out
 
 
 class SqliteStore:
@@ -197,6 +262,7 @@ class SqliteStore:
         try:
             found = self._schema_version(conn)
             if found == SCHEMA_VERSION:
+                self._ensure_fts(conn)
                 return
             self._check_not_newer(found)
             with self._transaction(conn):
@@ -222,6 +288,21 @@ class SqliteStore:
             raise StoreError(f"cannot prepare database {self.path}: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not an errdex database: {exc}") from exc
+
+    def _ensure_fts(self, conn: sqlite3.Connection) -> None:
+        """Rebuild sites_fts from `sites` if it was made with other columns (an older
+        errdex's search index); the data itself is untouched."""
+        have = [r[1] for r in conn.execute("PRAGMA table_info(sites_fts)")]
+        want = [c for c, _ in FTS_COLUMNS]
+        if have == want:
+            return
+        with self._transaction(conn):
+            have = [r[1] for r in conn.execute("PRAGMA table_info(sites_fts)")]
+            if have == want:  # another process rebuilt it first
+                return
+            conn.execute("DROP TABLE IF EXISTS sites_fts")
+            conn.execute(f"CREATE VIRTUAL TABLE sites_fts USING fts5 ({', '.join(want)})")
+            conn.execute(_FTS_INSERT)
 
     def _check_not_newer(self, found: int | None) -> None:
         if found is not None and found > SCHEMA_VERSION:
@@ -312,12 +393,7 @@ class SqliteStore:
                     " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows(snapshot_id),
                 )
-                conn.execute(
-                    "INSERT INTO sites_fts (rowid, message, title, exception, function, file)"
-                    " SELECT id, message_text, title, exc_name || ' ' || exc_qualname,"
-                    " function, file FROM sites WHERE snapshot_id = ?",
-                    (snapshot_id,),
-                )
+                conn.execute(_FTS_INSERT + " WHERE snapshot_id = ?", (snapshot_id,))
                 conn.execute("UPDATE snapshots SET sites = ? WHERE id = ?", (count, snapshot_id))
         except sqlite3.Error as exc:
             raise StoreError(
@@ -542,6 +618,62 @@ class SqliteStore:
             [*params, text, text.strip()],
         )
         return [json.loads(r[0]) for r in rows]
+
+    def search(
+        self,
+        text: str,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> JSON:
+        """Return {"total", "hits"} for free text over messages, titles, explanations,
+        inputs, exceptions, functions and files, best first (FTS5 bm25).
+
+        Every word of `text` must appear (the last may be a prefix); punctuation only
+        separates words, so user text is never FTS5 syntax. Each hit is {"record",
+        "score", "highlight"}: highlight maps "message" and "title" (whole) and
+        "explanation" and "inputs" (snippets, only when they matched) to segments
+        [{"text", "match"}]. `version` None: newest version of each package; "*": all;
+        `exception` as in list_records.
+        """
+        query = _fts_query(text)
+        ids = self._selected(package, version) if query else []
+        if not ids:
+            return {"total": 0, "hits": []}
+        # FTS5 finds the rows; the join keeps those of the selected snapshots.
+        sql = (
+            " FROM sites_fts JOIN sites AS s ON s.id = sites_fts.rowid"
+            " WHERE sites_fts MATCH ? AND s.snapshot_id IN (SELECT value FROM json_each(?))"
+        )
+        params: list[Any] = [query, json.dumps(ids)]
+        if exception is not None:
+            sql += " AND ? IN (s.exc_name, s.exc_qualname, s.exc_short)"
+            params.append(exception)
+        total = int(self._read(f"SELECT count(*) {sql}", params)[0][0])
+        if total == 0 or offset >= total:
+            return {"total": total, "hits": []}
+        weights = ", ".join(str(w) for w in _FTS_WEIGHTS)
+        marks = f"'{_MARK_START}', '{_MARK_END}'"
+        rows = self._read(
+            "SELECT s.record, bm25(sites_fts, " + weights + "),"
+            f" highlight(sites_fts, 0, {marks}), highlight(sites_fts, 1, {marks}),"
+            f" snippet(sites_fts, 2, {marks}, '…', 24), snippet(sites_fts, 3, {marks}, '…', 24)"
+            f"{sql} ORDER BY 2, s.id LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        hits: list[JSON] = []
+        for record, score, message, title, explanation, inputs in rows:
+            highlight: JSON = {"message": _segments(message), "title": _segments(title)}
+            for key, marked in (("explanation", explanation), ("inputs", inputs)):
+                if marked and _MARK_START in marked:
+                    highlight[key] = _segments(marked)
+            hits.append(
+                {"record": json.loads(record), "score": round(-score, 4), "highlight": highlight}
+            )
+        return {"total": total, "hits": hits}
 
     # -- lifetime ---------------------------------------------------------------------
 

@@ -55,4 +55,8 @@ CREATE INDEX sites_message_text ON sites (message_text);
 CREATE INDEX sites_message_literal ON sites (message_literal);
 
 -- Full-text search; rowid = sites.id, written in the same transaction as sites.
-CREATE VIRTUAL TABLE sites_fts USING fts5 (message, title, exception, function, file);
+-- A derived index: a database whose sites_fts has other columns gets it rebuilt from
+-- `sites` when opened (see _sqlite.FTS_COLUMNS), so its shape needs no migration.
+CREATE VIRTUAL TABLE sites_fts USING fts5 (
+    message, title, explanation, inputs, exception, function, file
+);

@@ -1,0 +1,207 @@
+# `errdex export DIR`: the whole site as static files for any static host, rendered by the
+# same views as the server. HTML pages sit at the server's URLs (as DIR/URL/index.html);
+# JSON twins at the API's URLs plus ".json"; search runs in the page over a prebuilt
+# search-index.json. Every path written is built from quoted segments and checked to be
+# inside DIR, so no package name, version or id can write elsewhere.
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape as xml_escape
+
+from errdex.errors import ErrdexError
+from errdex.store import Store
+from errdex.web import views
+from errdex.web.data import WebData
+from errdex.web.links import Links, segment
+from errdex.web.render import Renderer
+from errdex.web.views import Page
+
+Progress = Callable[[int, int], None]  # (pages done, pages in all)
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+_STATIC_FILES = ("style.css", "app.js")
+
+
+class ExportError(ErrdexError):
+    """The export cannot be written where asked."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExportResult:
+    directory: Path
+    pages: int  # HTML pages written
+    errors: int  # distinct error ids
+    files: int  # every file written
+    seconds: float
+
+
+class _Writer:
+    """Writes files under `root` only; `parts` are URL segments, already quoted."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.files = 0
+
+    def write(self, parts: list[str], content: str | bytes) -> None:
+        target = self.root.joinpath(*parts).resolve()
+        if not target.is_relative_to(self.root) or target == self.root:
+            raise ExportError(f"refusing to write {'/'.join(parts)!r}: it is outside {self.root}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode() if isinstance(content, str) else content
+        target.write_bytes(data)
+        self.files += 1
+
+
+def _url_parts(url: str) -> list[str]:
+    """The path segments of a site URL (made by Links, so each is already quoted)."""
+    parts = [p for p in url.split("?", 1)[0].split("/") if p]
+    if any(p in (".", "..") for p in parts):
+        raise ExportError(f"refusing the URL {url!r}: it climbs out of its folder")
+    return parts
+
+
+def export_site(
+    store: Store,
+    directory: str | Path,
+    *,
+    base_url: str = DEFAULT_BASE_URL,
+    progress: Progress | None = None,
+) -> ExportResult:
+    """Write the site of `store` into `directory` (created if needed; files of an earlier
+    export are overwritten, nothing else is touched) and return what was written.
+
+    `base_url` is where the files will be served, for sitemap.xml and canonical links.
+    Raises ExportError if `directory` is a file or cannot be written, StoreError if the
+    store cannot be read.
+    """
+    started = time.perf_counter()
+    root = Path(directory)
+    if root.exists() and not root.is_dir():
+        raise ExportError(f"cannot export into {root}: it is a file; give a folder")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"cannot create the export folder {root}: {exc}") from exc
+    base_url = base_url.rstrip("/")
+    data = WebData(store, recheck=float("inf"))
+    links = Links(static_site=True)
+    renderer = Renderer(links, canonical_base=base_url)
+    out = _Writer(root)
+    urls: list[str] = []
+
+    def page(url: str, built: Page) -> None:
+        out.write([*_url_parts(url), "index.html"], renderer.render(built, path=url))
+        urls.append(url)
+
+    def twin(url: str, value: Any) -> None:
+        out.write(_url_parts(url), json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+    try:
+        snapshots = data.snapshots()
+        ids: list[str] = []
+        seen: set[str] = set()
+        for record in store.iter_records(version="*"):
+            if record["id"] not in seen:
+                seen.add(record["id"])
+                ids.append(record["id"])
+        total = 2 + len(snapshots) + len(ids)
+        done = 0
+
+        def tick() -> None:
+            nonlocal done
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+        home = views.home(data, links)
+        page("/", home)
+        twin(links.packages_json(), home.context)
+        tick()
+        for snap in snapshots:
+            built = views.package(
+                data, links, snap["package"], snap["version"], limit=views.MAX_PACKAGE_LIMIT * 100
+            )
+            page(links.package(snap["package"], snap["version"]), built)
+            twin(links.package_json(snap["package"], snap["version"]), built.context)
+            tick()
+        rows: list[list[Any]] = []
+        for site_id in ids:
+            built = views.error(data, links, site_id)
+            page(links.error(site_id), built)
+            twin(links.error_json(site_id), built.context)
+            rows.append(_index_row(views.summary(built.context, links)))
+            tick()
+        search = views.search(data, links, "")
+        page(links.search(), search)
+        out.write(
+            ["search-index.json"],
+            json.dumps(
+                {
+                    "fields": [
+                        "id",
+                        "package",
+                        "version",
+                        "exception",
+                        "title",
+                        "message",
+                        "file",
+                        "line",
+                    ],
+                    "rows": rows,
+                },
+                ensure_ascii=False,
+                separators=(",", ":"),
+            ),
+        )
+        tick()
+    except OSError as exc:
+        raise ExportError(f"cannot write the export into {root}: {exc}") from exc
+    problem = Page(
+        template="problem.html",
+        context={"status": 404, "message": "no page at this address"},
+        title="404: no page at this address · errdex",
+        description="No page at this address.",
+        status=404,
+    )
+    out.write(["404.html"], renderer.render(problem, path="/404.html"))
+    static = resources.files("errdex.web").joinpath("static")
+    for name in _STATIC_FILES:
+        out.write(["static", segment(name)], static.joinpath(name).read_bytes())
+    out.write(["sitemap.xml"], _sitemap(base_url, urls))
+    out.write(["robots.txt"], f"User-agent: *\nAllow: /\nSitemap: {base_url}/sitemap.xml\n")
+    return ExportResult(
+        directory=root,
+        pages=len(urls),
+        errors=len(ids),
+        files=out.files,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _index_row(item: dict[str, Any]) -> list[Any]:
+    return [
+        item["id"],
+        item["package"],
+        item["version"],
+        item["exception"],
+        item["title"],
+        item["message"],
+        item["file"],
+        item["line"],
+    ]
+
+
+def _sitemap(base_url: str, urls: list[str]) -> str:
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ]
+    lines += [f"  <url><loc>{xml_escape(base_url + url)}</loc></url>" for url in urls]
+    lines.append("</urlset>")
+    return "\n".join(lines) + "\n"

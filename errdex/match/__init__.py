@@ -1,0 +1,534 @@
+# The match stage: text a user saw (a message, a fragment, a whole traceback in any of
+# the shapes logs and terminals give it) -> the raise sites that produced it, ranked,
+# with the values that filled each hole. Candidates come from an inverted index over the
+# words of template literals and from the traceback's last frame; each candidate is
+# confirmed by a linear-time alignment (see _align.py). No backtracking regex ever runs
+# over user text, and input is capped at MAX_INPUT_BYTES.
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.utils import canonicalize_name
+
+from errdex.errors import InputTooLarge
+from errdex.match._align import ELISIONS, Alignment, align, normalize
+from errdex.match._index import Index, Occurrence, Site, short_exception
+from errdex.match._paste import Segment, clean_lines, embedded_segment, parse_paste
+from errdex.store import version_key
+
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "Match",
+    "MatchResult",
+    "Matcher",
+    "render_text",
+    "result_to_json",
+]
+
+MAX_INPUT_BYTES = 256 * 1024
+MAX_CLOSEST = 5
+_MIN_SPECIFIC = 10  # literal characters a template needs to be credible on its own
+_MIN_FRAGMENT = 15  # literal characters a cut fragment needs to confirm
+_NEAR_SITES = 3  # sites kept per template that only nearly fits (for `closest`)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Match:
+    """One site offered for the text, as in the `errdex match --json` contract."""
+
+    id: str
+    package: str
+    version: str
+    file: str
+    line: int
+    function: str
+    exception: str
+    template: str | None
+    score: float
+    exact: bool
+    values: dict[str, str]
+    ambiguous: bool = False
+    version_inferred: str | None = None
+    exception_agrees: bool | None = None  # None: the text shows no exception class
+    note: str | None = None
+    label: str | None = None  # for closest: why it is only close
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchResult:
+    """Credible answers best first, labelled near misses, and a note when the input
+    itself is the problem (empty, binary, no message)."""
+
+    query: str
+    matches: tuple[Match, ...] = ()
+    closest: tuple[Match, ...] = ()
+    note: str | None = None
+
+
+@dataclass(slots=True)
+class _Candidate:
+    site: Site
+    occ: Occurrence
+    key: tuple[Any, ...] = ()
+    alignment: Alignment | None = None
+    text: str = ""
+    frame: int = 0  # 2: last frame is this raise's line; 1: its file and function
+    exception_agrees: bool | None = None
+    credible: bool = False
+    exact: bool = False
+    score: float = 0.0
+    on_frame: bool = False
+    text_ok: bool = False
+    shown: str | None = None  # the exception class the text shows
+
+
+def _binary(text: str) -> bool:
+    if "\x00" in text:
+        return True
+    sample = text[:4096]
+    controls = sum(1 for c in sample if ord(c) < 32 and c not in "\t\n\r\x1b\x0c")
+    return controls * 10 > len(sample)
+
+
+def _dewrap(text: str) -> str:
+    """Join lines a terminal broke mid-word (no space on either side of the break)."""
+    lines = text.split("\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        prev = out[-1]
+        if prev and line and not prev[-1].isspace() and not line[0].isspace():
+            out[-1] = prev + line
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _variants(message: str) -> tuple[list[str], bool]:
+    """Return the normalized forms of a message to try, and whether it ends elided."""
+    text = normalize(message)
+    elided = False
+    for mark in ELISIONS:
+        if text.endswith(mark):
+            text, elided = text[: -len(mark)].rstrip(), True
+            break
+    out = [text]
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        out.append(text[1:-1])  # KeyError shows the repr of its message
+    if "\n" in message.strip():
+        dewrapped = normalize(_dewrap(message))
+        if dewrapped not in out:
+            out.append(dewrapped)
+    return out, elided
+
+
+class Matcher:
+    """Matches user text against the sites of any packages and versions."""
+
+    def __init__(self, index: Index) -> None:
+        self._index = index
+
+    @classmethod
+    def build(cls, records: Iterable[Mapping[str, Any]]) -> Matcher:
+        """Return a matcher over codec JSON `records` (e.g. Store.iter_records(version="*")).
+        Records of one id in several versions are merged into one site."""
+        return cls(Index(records))
+
+    @property
+    def sites(self) -> int:
+        """How many distinct sites (ids) the matcher holds."""
+        return len(self._index.sites)
+
+    def match(
+        self,
+        text: str | bytes,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        limit: int = 10,
+    ) -> MatchResult:
+        """Return the sites that produced `text`, best first, and the closest near misses.
+
+        `package` ("name" or "name==version") and `version` narrow the search. Raises
+        InputTooLarge over MAX_INPUT_BYTES; every other input (empty, binary, not UTF-8,
+        no message) gives a MatchResult with a `note` saying why nothing matched.
+        """
+        if isinstance(text, bytes):
+            if len(text) > MAX_INPUT_BYTES:
+                raise _too_large(len(text))
+            try:
+                text = text.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                return MatchResult(
+                    query="",
+                    note=f"the input is not UTF-8 text (undecodable byte at offset {exc.start});"
+                    " paste the error as text",
+                )
+        if len(text) * 4 > MAX_INPUT_BYTES:
+            size = len(text.encode("utf-8", "surrogatepass"))
+            if size > MAX_INPUT_BYTES:
+                raise _too_large(size)
+        if not text.strip():
+            return MatchResult(
+                query=text, note="the input is empty: paste an error message or a traceback"
+            )
+        if _binary(text):
+            return MatchResult(
+                query=text,
+                note="the input looks like binary data, not an error message or a traceback",
+            )
+        pkg_filter, version = _package_filter(package, version)
+        segments = parse_paste(text)
+        cands: dict[int, _Candidate] = {}
+        for order, segment in enumerate(segments):
+            # a traceback cut before its message is weaker evidence than any message
+            rank = order if segment.message.strip() else -2
+            self._evaluate(segment, rank, pkg_filter, version, cands)
+        if not any(c.credible for c in cands.values()):
+            whole = embedded_segment("\n".join(line for line, _ in clean_lines(text)).strip())
+            if whole.message.strip() and all(whole.message != s.message for s in segments):
+                self._evaluate(
+                    Segment(whole.exception, whole.message), -1, pkg_filter, version, cands
+                )
+        result = self._result(text, list(cands.values()), limit)
+        if not result.matches and not result.closest:
+            if not any(s.message.strip() for s in segments):
+                note = (
+                    "the traceback holds no exception message, and none of its frames is "
+                    "an indexed raise"
+                )
+            else:
+                note = "no match: no indexed error message fits this text"
+            return MatchResult(query=text, note=note)
+        if not result.matches:
+            return MatchResult(
+                query=text,
+                closest=result.closest,
+                note="no match; the closest near misses are listed",
+            )
+        return result
+
+    def _evaluate(
+        self,
+        segment: Segment,
+        order: int,
+        pkg_filter: str | None,
+        version: str | None,
+        cands: dict[int, _Candidate],
+    ) -> None:
+        index = self._index
+        variants, elided = _variants(segment.message) if segment.message.strip() else ([], False)
+        found: dict[int, _Candidate] = {}
+
+        def candidate(site: Site) -> _Candidate | None:
+            got = found.get(id(site))
+            if got is not None:
+                return got
+            occs = [
+                o
+                for o in site.occurrences
+                if (pkg_filter is None or site.package == pkg_filter)
+                and (version is None or o.version == version)
+            ]
+            if not occs:
+                return None
+            got = _Candidate(site=site, occ=occs[-1])
+            found[id(site)] = got
+            return got
+
+        # Text evidence, once per distinct template; sites only for templates that fit.
+        if variants:
+            seen: set[int] = set()
+            for variant in variants:
+                for template in index.text_candidates(variant):
+                    if id(template) in seen:
+                        continue
+                    seen.add(id(template))
+                    al, text = _best_alignment(template.lits, variants)
+                    if al is None:
+                        continue
+                    near = al.matched >= 8 and not _fits(al, template.lit_len, len(text))
+                    for site in template.sites[:_NEAR_SITES] if near else template.sites:
+                        c = candidate(site)
+                        if c is not None:
+                            c.alignment, c.text = al, text
+        last = segment.frames[-1] if segment.frames else None
+        if last is not None:
+            for site, occ in index.frame_sites(last.path):
+                if version is not None and occ.version != version:
+                    continue
+                if occ.line == last.line:
+                    level = 2
+                elif last.function and (
+                    occ.function == last.function or occ.function.endswith("." + last.function)
+                ):
+                    level = 1
+                else:
+                    continue
+                c = candidate(site)
+                if c is None:
+                    continue
+                if level == 2 and (
+                    c.frame < 2 or version_key(occ.version) > version_key(c.occ.version)
+                ):
+                    c.frame, c.occ = 2, occ
+                elif level == 1 and c.frame < 1:
+                    c.frame = 1
+                if c.site.template is not None and variants and c.alignment is None:
+                    c.alignment, c.text = _best_alignment(c.site.template.lits, variants)
+        for c in found.values():
+            self._judge(c, segment, order, elided)
+            previous = cands.get(id(c.site))
+            if previous is None or c.key > previous.key:
+                cands[id(c.site)] = c
+
+    def _judge(self, c: _Candidate, segment: Segment, order: int, elided: bool) -> None:
+        template = c.site.template
+        lit_len = template.lit_len if template is not None else 0
+        al = c.alignment
+        size = len(c.text)
+        text_ok = al is not None and template is not None and _fits(al, lit_len, size)
+        consistent = (
+            not segment.message.strip()
+            or lit_len < _MIN_SPECIFIC
+            or text_ok
+            or (al is not None and 2 * al.matched >= lit_len)
+        )
+        c.on_frame = c.frame == 2 and consistent
+        c.text_ok = text_ok
+        c.credible = text_ok or c.on_frame
+        c.shown = segment.exception
+        if segment.exception is not None:
+            c.exception_agrees = short_exception(segment.exception) in c.site.exception_names
+        exc_score = 0 if c.exception_agrees is None else (1 if c.exception_agrees else -1)
+        complete = al is not None and al.complete
+        matched = al.matched if al is not None else 0
+        c.exact = bool(
+            complete and al is not None and al.start == 0 and al.end == size and not elided
+        )
+        c.key = (
+            order,
+            c.on_frame,
+            text_ok,
+            c.frame,
+            complete,
+            exc_score,
+            matched,
+            c.exact,
+            -len(c.site.holes),
+        )
+        lit_cov = matched / lit_len if lit_len else 0.0
+        msg_cov = (al.end - al.start) / size if al is not None and size else 0.0
+        exc_f = 0.5 if c.exception_agrees is None else (1.0 if c.exception_agrees else 0.0)
+        frame_f = (0.0, 0.5, 1.0)[c.frame]
+        c.score = 0.55 * lit_cov + 0.25 * min(1.0, msg_cov) + 0.1 * exc_f + 0.1 * frame_f
+        if c.on_frame and not text_ok:
+            c.score = max(c.score, 0.5)
+
+    def _result(self, text: str, cands: list[_Candidate], limit: int) -> MatchResult:
+        credible = sorted((c for c in cands if c.credible), key=lambda c: c.key, reverse=True)
+        credible = credible[: max(limit, 0)]
+        groups: dict[tuple[Any, ...], int] = {}
+        for c in credible:
+            lits = c.site.template.lits if c.site.template is not None else None
+            groups[(c.key, lits)] = groups.get((c.key, lits), 0) + 1
+        matches: list[Match] = []
+        ceiling = 1.0
+        for c in credible:
+            lits = c.site.template.lits if c.site.template is not None else None
+            ambiguous = groups[(c.key, lits)] > 1
+            ceiling = min(ceiling, c.score)
+            matches.append(self._to_match(c, ceiling, ambiguous=ambiguous))
+        near = sorted(
+            (c for c in cands if not c.credible and _near(c)),
+            key=lambda c: (c.frame, c.alignment.matched if c.alignment else 0, c.score),
+            reverse=True,
+        )[:MAX_CLOSEST]
+        closest = tuple(self._to_match(c, c.score, ambiguous=False) for c in near)
+        return MatchResult(query=text, matches=tuple(matches), closest=closest)
+
+    def _to_match(self, c: _Candidate, score: float, *, ambiguous: bool) -> Match:
+        notes, label = _explain(c)
+        values: dict[str, str] = {}
+        al = c.alignment
+        if al is not None:
+            for holes, gap in zip(c.site.holes, al.gaps, strict=False):
+                if gap is None:
+                    continue
+                key = holes[0] if len(holes) == 1 else "".join("{" + h + "}" for h in holes)
+                values[key] = c.text[gap[0] : gap[1]]
+        newest = self._index.newest.get(c.site.package)
+        inferred = c.occ.version if c.frame == 2 and c.occ.version != newest else None
+        return Match(
+            id=c.site.id,
+            package=c.site.package_display,
+            version=c.occ.version,
+            file=c.occ.file,
+            line=c.occ.line,
+            function=c.occ.function,
+            exception=c.site.exception,
+            template=c.site.text,
+            score=round(score, 3),
+            exact=c.exact,
+            values=values,
+            ambiguous=ambiguous,
+            version_inferred=inferred,
+            exception_agrees=c.exception_agrees,
+            note="; ".join(notes) or None,
+            label=label,
+        )
+
+
+def _fits(al: Alignment, lit_len: int, size: int) -> bool:
+    """Whether the text alone makes a template credible: a whole template with enough
+    literal text, or a cut fragment that its literals mostly explain."""
+    if al.complete:
+        return lit_len >= _MIN_SPECIFIC or (lit_len >= 3 and 2 * al.matched >= size)
+    return al.matched >= _MIN_FRAGMENT and 100 * al.matched >= 35 * size
+
+
+def _near(c: _Candidate) -> bool:
+    return c.frame > 0 or (c.alignment is not None and c.alignment.matched >= 8)
+
+
+def _explain(c: _Candidate) -> tuple[list[str], str | None]:
+    """Return the notes on a match and, for a near miss, why it is only close."""
+    notes: list[str] = []
+    loc = f"{c.occ.file}:{c.occ.line}"
+    if c.exception_agrees is False:
+        notes.append(
+            f"the text shows {c.shown}, this site raises {c.site.exception}"
+            " (libraries change classes between versions)"
+        )
+    if c.on_frame:
+        notes.append(f"the traceback's last frame is this raise ({loc})")
+    elif c.frame == 1 and c.credible:
+        notes.append("raised in the function of the traceback's last frame")
+    if c.text_ok and c.alignment is not None and not c.alignment.complete:
+        notes.append("the text is only part of this message")
+    if c.credible:
+        return notes, None
+    if c.frame == 2:
+        return (
+            notes,
+            f"the traceback's last frame is this raise ({loc}), but the message "
+            "does not fit its template",
+        )
+    if c.frame == 1:
+        return (
+            notes,
+            "raised in the function of the traceback's last frame, but the "
+            "message does not fit its template",
+        )
+    matched = c.alignment.matched if c.alignment is not None else 0
+    lit_len = c.site.template.lit_len if c.site.template is not None else 0
+    return notes, f"only part of the template fits ({matched} of {lit_len} literal characters)"
+
+
+def _best_alignment(lits: tuple[str, ...], variants: list[str]) -> tuple[Alignment | None, str]:
+    best: Alignment | None = None
+    best_text = variants[0]
+    for variant in variants:
+        al = align(lits, variant)
+        if al is not None and (
+            best is None or (al.complete, al.matched) > (best.complete, best.matched)
+        ):
+            best, best_text = al, variant
+            if al.complete:
+                break
+    return best, best_text
+
+
+def _package_filter(package: str | None, version: str | None) -> tuple[str | None, str | None]:
+    if package is None:
+        return None, version
+    name, sep, ver = package.partition("==")
+    return canonicalize_name(name.strip()), (ver.strip() if sep else version)
+
+
+def _too_large(size: int) -> InputTooLarge:
+    return InputTooLarge(
+        f"the text to match is {size:,} bytes, over the {MAX_INPUT_BYTES // 1024} KiB cap;"
+        " paste only the traceback's last exception or the message line"
+    )
+
+
+def result_to_json(result: MatchResult) -> dict[str, Any]:
+    """Return the DESIGN.md `errdex match --json` object of `result`."""
+
+    def one(m: Match, *, closest: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": m.id,
+            "package": m.package,
+            "version": m.version,
+            "file": m.file,
+            "line": m.line,
+            "function": m.function,
+            "exception": m.exception,
+            "template": m.template,
+            "score": m.score,
+            "exact": m.exact,
+            "values": dict(m.values),
+            "ambiguous": m.ambiguous,
+        }
+        if m.version_inferred is not None:
+            out["version_inferred"] = m.version_inferred
+        if m.exception_agrees is not None:
+            out["exception_agrees"] = m.exception_agrees
+        if m.note:
+            out["note"] = m.note
+        if closest:
+            out["label"] = m.label
+        return out
+
+    data: dict[str, Any] = {
+        "query": result.query,
+        "matches": [one(m, closest=False) for m in result.matches],
+        "closest": [one(m, closest=True) for m in result.closest],
+    }
+    if result.note:
+        data["note"] = result.note
+    return data
+
+
+def render_text(result: MatchResult) -> str:
+    """Return the short human-readable answer the CLI prints (no trailing newline)."""
+    lines: list[str] = []
+    if not result.matches:
+        lines.append(result.note or "no match")
+    for i, m in enumerate(result.matches, 1):
+        flags = [f"score {m.score:.2f}"]
+        if m.exact:
+            flags.append("exact")
+        if m.ambiguous:
+            flags.append("one of several identical messages")
+        lines.append(
+            f"{i}. {m.exception} at {m.file}:{m.line} in {m.function}"
+            f"  ({m.package} {m.version}; {', '.join(flags)})"
+        )
+        if m.template is not None:
+            lines.append(f"   message: {_marked(m)}")
+        if m.version_inferred:
+            lines.append(f"   you probably run {m.package} {m.version_inferred}")
+        if m.note:
+            lines.append(f"   note: {m.note}")
+        lines.append(f"   details: errdex show {m.id}")
+    if result.closest:
+        lines.append("closest (not answers):")
+        for m in result.closest:
+            lines.append(
+                f"  - {m.exception} at {m.file}:{m.line} in {m.function}"
+                f" ({m.package} {m.version}): {m.label}  [errdex show {m.id}]"
+            )
+    return "\n".join(lines)
+
+
+def _marked(m: Match) -> str:
+    """The template with each hole shown as {expr=value} when the text filled it."""
+    text = m.template or ""
+    for expr, value in m.values.items():
+        if "{" + expr + "}" in text:
+            short = value if len(value) <= 60 else value[:57] + "..."
+            text = text.replace("{" + expr + "}", "{" + expr + "=" + short + "}", 1)
+    return text

@@ -1,0 +1,121 @@
+# What the web layer reads, with the few caches that keep pages fast: the snapshot list,
+# per-version summaries and the matcher. Each is rebuilt when the store's snapshots change
+# (checked at most every `recheck` seconds), so a server keeps up with a new index.
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from errdex.codec import JSON
+from errdex.match import Matcher
+from errdex.store import Store
+
+Generation = tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VersionSummary:
+    """Counts over every error of one package version."""
+
+    total: int
+    exceptions: tuple[tuple[str, int], ...]  # (name as written, count), most common first
+    modules: tuple[tuple[str, int], ...]  # (file, count), by file
+
+
+class WebData:
+    """The store plus caches, shared by every request of a server (thread-safe)."""
+
+    def __init__(self, store: Store, *, recheck: float = 5.0) -> None:
+        self.store = store
+        self._recheck = recheck
+        self._lock = threading.Lock()
+        self._checked: float | None = None
+        self._snapshots: list[JSON] = []
+        self._generation: Generation = ()
+        self._summaries: dict[tuple[str, str], VersionSummary] = {}
+        self._matcher: Matcher | None = None
+        self._matcher_generation: Generation | None = None
+        self._matcher_lock = threading.Lock()
+
+    def snapshots(self) -> list[JSON]:
+        """Every stored snapshot (see Store.snapshots), at most `recheck` seconds old."""
+        now = time.monotonic()
+        if self._fresh(now):
+            return self._snapshots
+        with self._lock:
+            if not self._fresh(now):
+                snaps = self.store.snapshots()
+                generation = tuple((s["package"], s["version"], s["indexed_at"]) for s in snaps)
+                if generation != self._generation:
+                    self._summaries = {}
+                self._snapshots, self._generation = snaps, generation
+                self._checked = time.monotonic()
+        return self._snapshots
+
+    def _fresh(self, now: float) -> bool:
+        return self._checked is not None and now - self._checked < self._recheck
+
+    def snapshot(self, package: str, version: str) -> JSON | None:
+        """The snapshot of `package` `version`, or None."""
+        for snap in self.snapshots():
+            if snap["package"] == package and snap["version"] == version:
+                return snap
+        return None
+
+    def newest(self, package: str) -> JSON | None:
+        """The newest indexed snapshot of `package`, or None."""
+        found = [s for s in self.snapshots() if s["package"] == package]
+        return found[-1] if found else None
+
+    def summary(self, package: str, version: str) -> VersionSummary:
+        """Counts by exception and by file over every error of `package` `version`."""
+        self.snapshots()
+        key = (package, version)
+        cached = self._summaries.get(key)
+        if cached is not None:
+            return cached
+        exceptions: Counter[str] = Counter()
+        modules: Counter[str] = Counter()
+        for record in self.store.iter_records(package=package, version=version):
+            exceptions[record["exception"]["name"]] += 1
+            modules[record["location"]["file"]] += 1
+        summary = VersionSummary(
+            total=sum(modules.values()),
+            exceptions=tuple(sorted(exceptions.items(), key=lambda kv: (-kv[1], kv[0]))),
+            modules=tuple(sorted(modules.items())),
+        )
+        self._summaries[key] = summary
+        return summary
+
+    def matcher(self) -> Matcher:
+        """A matcher over every indexed version, rebuilt when the snapshots change."""
+        self.snapshots()
+        matcher = self._matcher
+        if matcher is not None and self._matcher_generation == self._generation:
+            return matcher
+        with self._matcher_lock:
+            generation = self._generation
+            if self._matcher is None or self._matcher_generation != generation:
+                self._matcher = Matcher.build(self.store.iter_records(version="*"))
+                self._matcher_generation = generation
+            return self._matcher
+
+    def warm(self) -> None:
+        """Build the caches a first request would otherwise wait for."""
+        self.matcher()
+
+
+def repo_name(repo_url: str | None, package: str) -> str:
+    """`owner/name` for a GitHub URL, else the package name."""
+    prefix = "https://github.com/"
+    if repo_url and repo_url.startswith(prefix):
+        return repo_url[len(prefix) :].strip("/")
+    return package
+
+
+def as_dict(value: Any) -> JSON:
+    """`value` if it is a dict, else an empty one (records from older indexes)."""
+    return value if isinstance(value, dict) else {}

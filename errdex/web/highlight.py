@@ -1,0 +1,39 @@
+# Source snippets as HTML: Pygments does the escaping and colouring; we add line numbers
+# that start at the snippet's first line and mark the lines of the raise itself.
+from __future__ import annotations
+
+from functools import lru_cache
+
+from markupsafe import Markup
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+_LEXER = PythonLexer(stripnl=False, ensurenl=False)
+
+
+@lru_cache(maxsize=1)
+def stylesheet() -> str:
+    """The Pygments CSS for `.code` blocks (a light theme that prints well)."""
+    return str(HtmlFormatter(style="default").get_style_defs(".code"))
+
+
+def snippet_html(
+    lines: tuple[str, ...] | list[str], start_line: int, marked: range, anchor: str = "L"
+) -> Markup:
+    """Return `lines` as highlighted HTML, numbered from `start_line`, with the line
+    numbers in `marked` highlighted; each line gets the id `{anchor}{number}`."""
+    if not lines:
+        return Markup("")
+    hl = [n - start_line + 1 for n in marked if start_line <= n < start_line + len(lines)]
+    formatter = HtmlFormatter(
+        cssclass="code",
+        linenos="table",
+        linenostart=start_line,
+        hl_lines=hl,
+        lineanchors=anchor,
+        anchorlinenos=False,
+        wrapcode=True,
+    )
+    html = highlight("\n".join(lines) + "\n", _LEXER, formatter)  # anchors follow linenostart
+    return Markup(html)

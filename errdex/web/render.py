@@ -1,0 +1,122 @@
+# Pages as HTML: one Jinja2 environment with autoescaping on for every template, and the
+# few filters the templates need. Everything from indexed code or user input reaches the
+# page through autoescaping, Pygments (which escapes) or the filters below (which escape).
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+from errdex import __version__
+from errdex.web.highlight import snippet_html, stylesheet
+from errdex.web.links import Links
+from errdex.web.views import Page
+
+
+def _message_html(message: dict[str, Any] | None) -> Markup:
+    """A message template with its holes marked: literal text, then `{expr}` holes."""
+    if not message:
+        return Markup('<span class="none">(no message: the exception is raised bare)</span>')
+    out: list[str] = []
+    for part in message.get("parts", []):
+        if "hole" in part:
+            conversion = f"!{part['conversion']}" if part.get("conversion") else ""
+            spec = f":{part['format_spec']}" if part.get("format_spec") else ""
+            inner = escape(part["hole"] + conversion + spec)
+            out.append(
+                f'<span class="hole" title="filled in at run time by this expression">'
+                f"{{{inner}}}</span>"
+            )
+        else:
+            out.append(str(escape(part["text"])))
+    return Markup("".join(out))
+
+
+def _marked_html(segments: list[dict[str, Any]] | None, fallback: str = "") -> Markup:
+    """Search highlight segments as HTML with <mark> around the words that matched."""
+    if not segments:
+        return escape(fallback)
+    return Markup(
+        "".join(
+            f"<mark>{escape(s['text'])}</mark>" if s.get("match") else str(escape(s["text"]))
+            for s in segments
+        )
+    )
+
+
+def _prose_html(text: str | None) -> Markup:
+    """Prose with `code` spans: escaped, then the backtick pairs become <code>."""
+    if not text:
+        return Markup("")
+    pieces = str(text).split("`")
+    if len(pieces) % 2 == 0:  # an unpaired backtick: show the text as it is
+        return escape(text)
+    return Markup(
+        "".join(
+            f"<code>{escape(p)}</code>" if i % 2 else str(escape(p)) for i, p in enumerate(pieces)
+        )
+    )
+
+
+def _snippet(record: dict[str, Any]) -> Markup:
+    snippet = record.get("snippet") or {}
+    loc = record["location"]
+    return snippet_html(
+        snippet.get("lines", []),
+        int(snippet.get("start_line", 1)),
+        range(loc["line"], loc.get("end_line", loc["line"]) + 1),
+    )
+
+
+def _pinned(record: dict[str, Any], file: str, line: int) -> str | None:
+    """A GitHub link pinned to the record's commit for another line or file, or None."""
+    repo = record.get("repo") or {}
+    url, commit = repo.get("url"), repo.get("commit")
+    if not url or not commit or not str(url).startswith("https://github.com/"):
+        return None
+    return f"{url}/blob/{commit}/{file}#L{line}"
+
+
+def _json_pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def make_environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("errdex.web", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        message_html=_message_html,
+        marked=_marked_html,
+        prose=_prose_html,
+        snippet=_snippet,
+        json_pretty=_json_pretty,
+    )
+    env.globals.update(pinned=_pinned, version=__version__, pygments_css=stylesheet)
+    return env
+
+
+class Renderer:
+    """Renders Pages to HTML with one environment (templates are compiled once)."""
+
+    def __init__(self, links: Links, *, canonical_base: str = "") -> None:
+        self.links = links
+        self.canonical_base = canonical_base.rstrip("/")
+        self.env = make_environment()
+
+    def render(self, page: Page, *, path: str) -> str:
+        template = self.env.get_template(page.template)
+        return template.render(
+            page=page,
+            c=page.context,
+            x=page.extra,
+            links=self.links,
+            static_site=self.links.static_site,
+            canonical=self.canonical_base + path if self.canonical_base else None,
+        )

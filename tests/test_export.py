@@ -1,0 +1,87 @@
+# `errdex export`: the static site written to a folder, with the server's URLs, JSON twins,
+# a search index, a sitemap, and nothing written outside the folder whatever the names.
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from errdex.codec import site_to_json
+from errdex.export import ExportError, _Writer, export_site
+from errdex.model import ErrorSite, ExceptionRef, Location, Message, Snapshot, Snippet, Text
+from errdex.store import open_store
+from tests.web_support import index_evil
+
+
+def test_export_writes_the_site(tmp_path: Path) -> None:
+    store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
+    out = tmp_path / "site"
+    result = export_site(store, out, base_url="https://errors.example.org/")
+    records = store.list_records()
+    assert result.errors == len(records) == 4
+    assert result.pages == 1 + 1 + 4 + 1  # home, package, errors, search
+    assert (out / "index.html").is_file() and (out / "404.html").is_file()
+    assert (out / "packages/evil/1.0/index.html").is_file()
+    assert json.loads((out / "api/packages.json").read_text())["sites"] == 4
+    listing = json.loads((out / "api/packages/evil/1.0/errors.json").read_text())
+    assert len(listing["errors"]) == 4
+    for record in records:
+        page = (out / "errors" / record["id"] / "index.html").read_text()
+        assert "<script>alert" not in page
+        assert re.search(r"<title>[^<]+ in evil 1\.0 · errdex</title>", page)
+        assert '<meta name="description" content="' in page
+        assert f'href="/api/errors/{record["id"]}.json"' in page
+        twin = json.loads((out / "api/errors" / f"{record['id']}.json").read_text())
+        assert twin == store.get(record["id"])
+    index = json.loads((out / "search-index.json").read_text())
+    assert len(index["rows"]) == 4 and index["fields"][0] == "id"
+    sitemap = (out / "sitemap.xml").read_text()
+    assert "<loc>https://errors.example.org/errors/" in sitemap
+    assert sitemap.count("<url>") == result.pages
+    assert (out / "static/app.js").is_file() and (out / "static/style.css").is_file()
+    assert 'data-static="1"' in (out / "search/index.html").read_text()
+    store.close()
+
+
+def test_export_never_writes_outside_its_folder(tmp_path: Path) -> None:
+    snapshot = Snapshot(package="../../escaped", version="../../../v", root=tmp_path, source="x")
+    site = ErrorSite(
+        id="0123456789abcdef",
+        kind="raise",
+        exception=ExceptionRef(name="ValueError", qualname="builtins.ValueError"),
+        message=Message(parts=(Text(text="<b>hi</b>"),)),
+        location=Location(file="../x.py", line=1, end_line=1, function="f"),
+        snippet=Snippet(start_line=1, lines=("raise ValueError('<b>hi</b>')",)),
+    )
+    with open_store(tmp_path / "db.sqlite") as store:
+        store.write_snapshot(
+            snapshot,
+            [site_to_json(site, snapshot)],
+            files=1,
+            skipped=[],
+            tree_hash="h",
+            extractor="x",
+        )
+        export_site(store, tmp_path / "out" / "site")
+    written = {p for p in tmp_path.rglob("*") if p.is_file()}
+    outside = {p for p in written if not p.is_relative_to(tmp_path / "out" / "site")}
+    assert outside == {tmp_path / "db.sqlite"} | {
+        p for p in outside if p.name.startswith("db.sqlite-")
+    }
+    assert (tmp_path / "out/site/packages/..%2F..%2Fescaped/..%2F..%2F..%2Fv/index.html").is_file()
+
+
+def test_writer_refuses_paths_that_climb_out(tmp_path: Path) -> None:
+    writer = _Writer(tmp_path / "site")
+    for parts in (["..", "x"], ["a", "..", "..", "x"], ["/etc/passwd"]):
+        with pytest.raises(ExportError, match="outside"):
+            writer.write(parts, "x")
+
+
+def test_export_into_a_file_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("x")
+    with open_store(tmp_path / "db.sqlite") as store, pytest.raises(ExportError, match="file"):
+        export_site(store, target)

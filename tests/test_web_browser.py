@@ -1,0 +1,146 @@
+# The site in a real browser (Debian's chromium driven by Playwright), as a user goes:
+# home, search a word, open a result; paste a traceback, follow the answer to the error
+# page; check its sections and GitHub link; the same on a phone-sized screen and on the
+# static export, whose search runs in the page.
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from errdex.export import export_site
+from errdex.store import Store
+from tests.web_support import COMMIT, REPO, index_evil, running
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TRACEBACK = """Traceback (most recent call last):
+  File "/srv/app/main.py", line 12, in <module>
+    connect(0.1)
+  File "/usr/lib/python3/site-packages/evil/net.py", line 7, in connect
+    raise TimeoutTooShort(f"timeout {timeout} is too short for a handshake")
+evil.net.TimeoutTooShort: timeout 0.1 is too short for a handshake
+"""
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)"
+)
+
+
+@pytest.fixture(scope="module")
+def evil(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    root = tmp_path_factory.mktemp("evil")
+    store = index_evil(root / "src", root / "errdex.sqlite")
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def base(evil: Store) -> Iterator[str]:
+    with running(evil) as url:
+        yield url
+
+
+def check_error_page(page: Page) -> None:
+    for section in (
+        "Error message",
+        "What it means",
+        "Source",
+        "Solutions",
+        "When it happens",
+        "Inputs",
+        "Versions",
+    ):
+        expect(page.get_by_role("heading", name=section, exact=True)).to_be_visible()
+    link = page.get_by_role("link", name=f"View on GitHub (pinned to {COMMIT})")
+    href = link.get_attribute("href")
+    assert href is not None and href.startswith(f"{REPO}/blob/{COMMIT}/evil/")
+    assert page.locator(".code .hll").count() >= 1
+
+
+def test_search_then_open_a_result(browser: Browser, base: str) -> None:
+    page = browser.new_page()
+    page.goto(base + "/")
+    expect(page.locator("h1")).to_contain_text("Every error")
+    page.get_by_role("searchbox", name="Search error messages").fill("handshake")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_url("**/search?q=handshake")
+    expect(page.locator("mark").first).to_have_text("handshake")
+    page.locator("a.result-title").first.click()
+    page.wait_for_url("**/errors/*")
+    expect(page.locator("h1")).to_contain_text("is too short for a handshake")
+    check_error_page(page)
+    page.close()
+
+
+def test_paste_a_traceback_and_follow_the_answer(browser: Browser, base: str) -> None:
+    page = browser.new_page()
+    page.goto(base + "/")
+    page.get_by_label("Error message or traceback").fill(TRACEBACK)
+    page.get_by_role("button", name="Find where it comes from").click()
+    answer = page.locator(".paste-result a.result-title").first
+    expect(answer).to_contain_text("TimeoutTooShort at evil/net.py")
+    expect(page.locator(".paste-result table.values")).to_contain_text("0.1")
+    answer.click()
+    page.wait_for_url("**/errors/*")
+    check_error_page(page)
+    page.close()
+
+
+def test_error_page_fits_a_phone(browser: Browser, base: str) -> None:
+    page = browser.new_page(viewport={"width": 375, "height": 740})
+    page.goto(base + "/search?q=mode")
+    page.locator("a.result-title").first.click()
+    page.wait_for_url("**/errors/*")
+    # nothing alerts (the messages hold <script>alert(...)</script>) and nothing overflows
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: dialogs.append(d.message))
+    page.reload()
+    assert dialogs == []
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375
+    page.close()
+
+
+def test_static_export_searches_in_the_page(browser: Browser, evil: Store, tmp_path: Path) -> None:
+    export_site(evil, tmp_path / "site")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(tmp_path / "site"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/search?q=handshake")
+        expect(page.locator("a.result-title").first).to_contain_text("handshake")
+        page.locator("a.result-title").first.click()
+        page.wait_for_url("**/errors/*/")
+        check_error_page(page)
+        page.close()
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,37 @@
+# Store.search, which the site's search and package filters stand on: FTS5 ranked, words
+# marked, user text never read as FTS5 syntax, and an older search index rebuilt in place.
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from errdex.store import open_store
+from tests.web_support import index_evil
+
+
+def test_search_filters_pages_and_marks(tmp_path: Path) -> None:
+    with index_evil(tmp_path / "src", tmp_path / "db.sqlite") as store:
+        found = store.search("must", package="evil")
+        assert found["total"] == 2
+        assert store.search("must", exception="TypeError")["total"] == 1
+        assert store.search("must", package="other")["total"] == 0
+        assert len(store.search("must", limit=1, offset=1)["hits"]) == 1
+        assert store.search("must", offset=5)["hits"] == []
+        hit = store.search("handsh")["hits"][0]  # the last word is a prefix
+        assert {"text": "handshake", "match": True} in hit["highlight"]["message"]
+        assert store.search("   ")["total"] == 0
+        assert store.search('"unbalanced OR (NEAR')["total"] == 0
+
+
+def test_an_older_search_index_is_rebuilt(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    index_evil(tmp_path / "src", db).close()
+    with sqlite3.connect(db) as raw:  # the first schema's search index, five columns
+        raw.execute("DROP TABLE sites_fts")
+        raw.execute(
+            "CREATE VIRTUAL TABLE sites_fts USING fts5 (message, title, exception, function, file)"
+        )
+    raw.close()
+    with open_store(db) as store:
+        assert store.search("handshake")["total"] == 1
+        assert store.search("quotes")["total"] == 1  # an input's doc: a new column
