@@ -62,20 +62,38 @@ def _private_dirs(
     monkeypatch.setenv("ERRDEX_CACHE", str(TEST_CACHE))
 
 
-@pytest.fixture(scope="session")
-def vllm_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    """vllm 0.28.0 from PyPI, indexed once per test session into a real SQLite file."""
+def indexed_store(path: Path, *specs: str) -> Store:
+    """A real SQLite store at `path` with each SOURCE indexed (downloads from TEST_CACHE)."""
     from errdex.index import index_source
 
     old = os.environ.get("ERRDEX_CACHE")
     os.environ["ERRDEX_CACHE"] = str(TEST_CACHE)
     try:
-        store = open_store(tmp_path_factory.mktemp("vllm") / "errdex.sqlite")
-        index_source("pypi:vllm==0.28.0", store)
+        store = open_store(path)
+        for spec in specs:
+            index_source(spec, store)
     finally:
         if old is None:
             os.environ.pop("ERRDEX_CACHE", None)
         else:
             os.environ["ERRDEX_CACHE"] = old
+    return store
+
+
+@pytest.fixture(scope="session")
+def vllm_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """vllm 0.28.0 from PyPI, indexed once per test session into a real SQLite file."""
+    store = indexed_store(tmp_path_factory.mktemp("vllm") / "errdex.sqlite", "pypi:vllm==0.28.0")
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def evil(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """A small package whose messages and docs carry `<script>`, quotes and `{{ }}`."""
+    from tests.web_support import index_evil
+
+    root = tmp_path_factory.mktemp("evil")
+    store = index_evil(root / "src", root / "errdex.sqlite")
     yield store
     store.close()

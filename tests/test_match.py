@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import time
 from collections.abc import Iterator
@@ -17,14 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from errdex.errors import InputTooLarge
-from errdex.index import index_source
 from errdex.match import MAX_INPUT_BYTES, Match, Matcher, MatchResult, render_text, result_to_json
-from errdex.store import Store, open_store
-from tests.conftest import TEST_CACHE
+from errdex.store import Store
+from tests.conftest import indexed_store
 
 pytestmark = pytest.mark.network
 
-DEV_SET = Path("/work/shared/data/dev_messages.jsonl")
+# shared/ lies beside the repository, on developers' machines and in CI alike.
+DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev_messages.jsonl"
 PACKAGES = {
     "vllm": "0.28.0",
     "transformers": "5.24.0",
@@ -42,17 +41,8 @@ KNOWN_GAPS = {
 @pytest.fixture(scope="session")
 def dev_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     """The four dev-set packages, indexed into one SQLite file."""
-    old = os.environ.get("ERRDEX_CACHE")
-    os.environ["ERRDEX_CACHE"] = str(TEST_CACHE)
-    try:
-        store = open_store(tmp_path_factory.mktemp("match") / "errdex.sqlite")
-        for name, version in PACKAGES.items():
-            index_source(f"pypi:{name}=={version}", store)
-    finally:
-        if old is None:
-            os.environ.pop("ERRDEX_CACHE", None)
-        else:
-            os.environ["ERRDEX_CACHE"] = old
+    path = tmp_path_factory.mktemp("match") / "errdex.sqlite"
+    store = indexed_store(path, *(f"pypi:{name}=={version}" for name, version in PACKAGES.items()))
     yield store
     store.close()
 

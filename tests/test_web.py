@@ -14,17 +14,9 @@ import httpx
 import pytest
 
 from errdex.store import Store
-from tests.web_support import COMMIT, REPO, index_evil, running
+from tests.web_support import COMMIT, REPO, running
 
 SCRIPT_ID_MESSAGE = "bad mode"
-
-
-@pytest.fixture(scope="module")
-def evil(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    root = tmp_path_factory.mktemp("evil")
-    store = index_evil(root / "src", root / "errdex.sqlite")
-    yield store
-    store.close()
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from errdex.export import export_site
 from errdex.store import Store
-from tests.web_support import COMMIT, REPO, index_evil, running
+from tests.web_support import COMMIT, REPO, running
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -38,14 +38,6 @@ evil.net.TimeoutTooShort: timeout 0.1 is too short for a handshake
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)"
 )
-
-
-@pytest.fixture(scope="module")
-def evil(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    root = tmp_path_factory.mktemp("evil")
-    store = index_evil(root / "src", root / "errdex.sqlite")
-    yield store
-    store.close()
 
 
 @pytest.fixture(scope="module")
