@@ -19,7 +19,7 @@ from rich.table import Table
 
 from errdex import __version__, history
 from errdex.errors import ErrdexError, ErrorNotFound
-from errdex.index import index_all_versions, index_source
+from errdex.index import cache_dir, index_all_versions, index_source
 from errdex.model import IndexResult
 from errdex.store import Store, open_store
 from errdex.web.cli import export_command, serve_command
@@ -272,6 +272,26 @@ def list_errors(
     out.print(table)
 
 
+def _print_explanation(record: dict[str, Any]) -> None:
+    body = record.get("explanation")
+    if not body:
+        return
+    out.print(f"\n[bold]What it means[/]\n{escape(body['what_it_means'])}")
+    out.print(f"\n[bold]When it happens[/]\n{escape(body['when_it_happens'])}")
+    if body["solutions"]:
+        out.print("\n[bold]Solutions[/]")
+        for number, solution in enumerate(body["solutions"], start=1):
+            out.print(f"  {number}. {escape(solution)}")
+    if body["common_situations"]:
+        out.print("\n[bold]Common situations[/]")
+        for situation in body["common_situations"]:
+            out.print(f"  - {escape(situation)}")
+    if record.get("tests"):
+        out.print("\n[bold]Tests that raise it[/]")
+        for test in record["tests"]:
+            out.print(f"  {escape(test['file'])}:{test['line']} {escape(test['name'])}")
+
+
 def _short(text: str, limit: int = 90) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -302,10 +322,28 @@ def show(
                     err.print(f"  {candidate['id']}  {loc['file']}:{loc['line']}")
                 raise typer.Exit(1)
             record = found[0]
+    ai = _ai_note(record["id"])
+    if ai is not None:
+        record["ai"] = ai
     if as_json:
         out.print_json(json.dumps(record))
     else:
         _print_record(record)
+
+
+def _ai_note(site_id: str) -> dict[str, str] | None:
+    """A model's answer from `errdex enrich`, if one was asked for."""
+    path = cache_dir() / "enrich.sqlite"
+    if not path.exists():
+        return None
+    from errdex.explain.enrich import EnrichCache, enrichment_to_json
+
+    cache = EnrichCache(path)
+    try:
+        found = cache.latest(site_id)
+    finally:
+        cache.close()
+    return None if found is None else enrichment_to_json(found)
 
 
 def _print_record(record: dict[str, Any]) -> None:
@@ -316,8 +354,11 @@ def _print_record(record: dict[str, Any]) -> None:
         f"[bold]{escape(exc['name'])}[/] ({escape(exc['qualname'])})  "
         f"{escape(pkg['name'])} {escape(pkg['version'])}  id {record['id']}"
     )
+    if record.get("title"):
+        out.print(f"[bold]{escape(record['title'])}[/]")
     message = record["message"]
     out.print(escape(message["text"]) if message else "(no message)")
+    _print_explanation(record)
     out.print(
         f"\n[bold]Raised at[/] {escape(loc['file'])}:{loc['line']} in {escape(loc['function'])}"
     )
@@ -339,6 +380,10 @@ def _print_record(record: dict[str, Any]) -> None:
             )
             if item.get("doc"):
                 out.print(f"      {escape(_short(item['doc'], 160))}")
+    if record.get("ai"):
+        ai = record["ai"]
+        out.print(f"\n[bold]AI note[/] [dim]({escape(ai['model'])}, {escape(ai['created'])})[/]")
+        out.print(escape(ai["text"]))
     snippet = record["snippet"]
     out.print("\n[bold]Source[/]")
     for number, line in enumerate(snippet["lines"], start=snippet["start_line"]):
@@ -480,6 +525,77 @@ def match(
     else:
         out.print(escape(render_text(result)))
     if not result.matches:
+        raise typer.Exit(1)
+
+
+@app.command()
+def enrich(
+    ids: Annotated[
+        list[str] | None, typer.Argument(help="Error ids (default: by filters).")
+    ] = None,
+    package: Annotated[str | None, typer.Option(help="Only this package.")] = None,
+    version: Annotated[
+        str | None, typer.Option(help="Only this version (default: newest).")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many errors.", min=1)] = 20,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8001/v1 ($ERRDEX_LLM_URL).",
+        ),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model name ($ERRDEX_LLM_MODEL).")] = None,
+    key: Annotated[str | None, typer.Option(help="API key ($ERRDEX_LLM_KEY).")] = None,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight.", min=1)] = 4,
+    timeout: Annotated[float, typer.Option(help="Seconds per request.")] = 60.0,
+    refresh: Annotated[bool, typer.Option(help="Ask again even when an answer is cached.")] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ask a language model to explain errors; kept beside the static text, never over it."""
+    from errdex.explain.enrich import enrich_records, enrichment_to_json, settings_from_env
+
+    with errors_explained(), _store(db) as store:
+        base_url, model_name, api_key = settings_from_env(url, model, key)
+        if ids:
+            found = [store.get(i) for i in ids]
+            missing = [i for i, r in zip(ids, found, strict=True) if r is None]
+            if missing:
+                raise ErrorNotFound(f"no error with id {', '.join(missing)}")
+            records = [r for r in found if r is not None]
+        else:
+            records = store.list_records(package=package, version=version, limit=limit)
+        results = enrich_records(
+            records,
+            base_url=base_url,
+            model=model_name,
+            api_key=api_key,
+            cache_path=cache_dir() / "enrich.sqlite",
+            timeout=timeout,
+            concurrency=concurrency,
+            refresh=refresh,
+        )
+    if as_json:
+        out.print_json(
+            json.dumps(
+                [
+                    {
+                        "id": r.site_id,
+                        "error": r.error,
+                        "ai": None if r.enrichment is None else enrichment_to_json(r.enrichment),
+                    }
+                    for r in results
+                ]
+            )
+        )
+    else:
+        for result in results:
+            if result.enrichment is None:
+                err.print(f"{result.site_id}: [red]failed[/] {escape(result.error or '')}")
+            else:
+                out.print(f"[bold]{result.site_id}[/] ({escape(result.enrichment.model)})")
+                out.print(escape(result.enrichment.text) + "\n")
+    if any(r.enrichment is None for r in results):
         raise typer.Exit(1)
 
 

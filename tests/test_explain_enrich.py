@@ -216,3 +216,32 @@ def test_settings_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ERRDEX_LLM_KEY", "secret")
     assert settings_from_env() == ("http://h/v1", "m", "secret")
     assert settings_from_env(model="x")[1] == "x"
+
+
+def test_cli_enrich_then_show_puts_the_answer_beside_the_explanation(
+    server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from errdex.cli import app
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "def check(n):\n    if n < 0:\n        raise ValueError('n must be non-negative')\n"
+    )
+    monkeypatch.setenv("ERRDEX_CACHE", str(tmp_path / "cache"))
+    db = str(tmp_path / "errdex.sqlite")
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", str(tmp_path), "--db", db]).exit_code == 0
+    done = runner.invoke(
+        app, ["enrich", "--url", url(server), "--model", "m", "--db", db, "--json"]
+    )
+    assert done.exit_code == 0, done.output
+    [answer] = json.loads(done.output)
+    assert answer["ai"]["model"] == "m" and answer["ai"]["text"].startswith("Answer about")
+    shown = runner.invoke(app, ["show", answer["id"], "--db", db, "--json"])
+    record = json.loads(shown.output)
+    assert record["ai"] == answer["ai"]
+    assert record["explanation"]["provenance"] == "static"  # the static text is untouched
+    text = runner.invoke(app, ["show", answer["id"], "--db", db]).output
+    assert "What it means" in text and "AI note" in text

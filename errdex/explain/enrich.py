@@ -115,6 +115,18 @@ class EnrichCache:
             return None
         return Enrichment(site_id=site_id, model=model, created=row[0], text=row[1])
 
+    def latest(self, site_id: str) -> Enrichment | None:
+        """The newest answer about `site_id`, from whichever model gave it."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT model, created, text FROM enrichments WHERE site_id = ? "
+                "ORDER BY created DESC LIMIT 1",
+                (site_id,),
+            ).fetchone()
+        if row is None:
+            return None
+        return Enrichment(site_id=site_id, model=row[0], created=row[1], text=row[2])
+
     def put(self, enrichment: Enrichment) -> None:
         with self._lock:
             self._db.execute(
