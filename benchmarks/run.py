@@ -7,7 +7,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-BENCHMARKS = ["template_fidelity", "bench_index", "bench_versions", "bench_match", "bench_web"]
+BENCHMARKS = [
+    "template_fidelity",
+    "explain_counts",
+    "bench_index",
+    "bench_versions",
+    "bench_match",
+    "bench_web",
+]
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or BENCHMARKS
