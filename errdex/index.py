@@ -12,7 +12,6 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from errdex import codec, sources
-from errdex.explain import explain_sites
 from errdex.extract import extract, scan
 from errdex.extract.cache import FactsCache, code_version
 from errdex.model import IndexResult, Snapshot
@@ -104,6 +103,8 @@ def index_snapshot(
         )
     finally:
         cache.close()
+    from errdex.explain import explain_sites  # not needed when nothing changed
+
     sites = explain_sites(extraction, snapshot)
     store.write_snapshot(
         snapshot,

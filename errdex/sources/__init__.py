@@ -23,7 +23,7 @@ from packaging.version import InvalidVersion, Version
 
 from errdex.errors import NotFoundError, SourceError
 from errdex.model import Snapshot
-from errdex.sources import git, installed, pypi
+from errdex.sources import git, pypi
 from errdex.sources.archive import extract_archive
 from errdex.sources.cache import cache_root, cached_tree, materialise
 from errdex.sources.layout import code_paths
@@ -246,6 +246,8 @@ def _from_directory(
 
 
 def _from_installed(spec: str, name: str) -> Snapshot:
+    from errdex.sources import installed  # importlib.metadata costs start-up time
+
     if not name:
         raise SourceError(f"SOURCE {spec!r} names no distribution; write installed:NAME")
     found = installed.find(name)
