@@ -6,9 +6,8 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from errdex.extract.facts import (
     ArgFact,
@@ -21,6 +20,7 @@ from errdex.extract.facts import (
     MemberFact,
     RawSite,
 )
+from errdex.extract.guards import GuardInfo, NameRef, exits, names_read
 from errdex.extract.members import (
     MESSAGE_PARAMS,
     class_members,
@@ -28,10 +28,9 @@ from errdex.extract.members import (
     init_signature,
     module_constants,
 )
-from errdex.extract.render import Render, source_renderer, unparse
+from errdex.extract.render import source_renderer
 from errdex.extract.templates import TemplateBuilder, Variant, is_stringish
 from errdex.model import (
-    Guard,
     GuardKind,
     Hole,
     Input,
@@ -46,7 +45,6 @@ SNIPPET_BEFORE = 17
 SNIPPET_AFTER = 15
 MAX_VARIANTS = 6
 BUILTIN_NAMES = frozenset(dir(builtins))
-_NOT_INPUTS = BUILTIN_NAMES | {"self", "cls"}
 
 # Statements that hold no nested statements and touch no state we track.
 _LEAVES = frozenset(
@@ -60,8 +58,6 @@ _LEAVES = frozenset(
         "TypeAlias",
     }
 )
-# A name read by a guard or message: ("self", attr, expr) or ("name", id, expr).
-NameRef = tuple[str, str, str]
 
 
 def snippet_of(lines: list[str], line: int, end_line: int) -> Snippet:
@@ -73,73 +69,6 @@ def snippet_of(lines: list[str], line: int, end_line: int) -> Snippet:
 
 class UnknownStatement(Exception):
     """A statement type the visitor has no rule for (new Python syntax)."""
-
-
-class GuardInfo:
-    """A guard whose source text and names are worked out only if a site needs them."""
-
-    __slots__ = ("_guard", "_names", "kind", "line", "negated", "node", "render", "shape")
-
-    def __init__(
-        self,
-        kind: GuardKind,
-        node: ast.AST,
-        negated: bool,
-        line: int,
-        shape: str = "test",
-        render: Render = unparse,
-    ):
-        self.render = render
-        self.kind = kind
-        self.node = node
-        self.negated = negated
-        self.line = line
-        self.shape = shape
-        self._guard: Guard | None = None
-        self._names: tuple[NameRef, ...] | None = None
-
-    @property
-    def guard(self) -> Guard:
-        if self._guard is None:
-            text = _GUARD_TEXT[self.shape](self.node, self.render)
-            self._guard = Guard(kind=self.kind, test=text, negated=self.negated, line=self.line)
-        return self._guard
-
-    @property
-    def names(self) -> tuple[NameRef, ...]:
-        if self._names is None:
-            node = self.node
-            if self.shape == "for":
-                node = node.iter  # type: ignore[attr-defined]
-            self._names = names_read(node) if self.shape in ("test", "for") else ()
-        return self._names
-
-
-def _handled(node: ast.Try | ast.TryStar, render: Render) -> str:
-    return ", ".join(
-        render(h.type) if h.type is not None else "BaseException" for h in node.handlers
-    )
-
-
-def _handler(node: ast.ExceptHandler, render: Render) -> str:
-    types = "BaseException" if node.type is None else render(node.type)
-    return f"{types} as {node.name}" if node.name else types
-
-
-def _case(node: ast.match_case, render: Render) -> str:
-    text = render(node.pattern)
-    return text if node.guard is None else f"{text} if {render(node.guard)}"
-
-
-_GUARD_TEXT: dict[str, Callable[[Any, Render], str]] = {
-    "test": lambda n, render: render(n),
-    "for": lambda n, render: f"{render(n.target)} in {render(n.iter)}",
-    "with": lambda n, render: ", ".join(ast.unparse(item) for item in n.items),
-    "try": _handled,
-    "except": _handler,
-    "finally": lambda n, render: "",
-    "case": _case,
-}
 
 
 @dataclass(slots=True)
@@ -164,39 +93,12 @@ class _Block:
     env: dict[str, tuple[Variant, ...]]
 
 
-def names_read(node: ast.AST) -> tuple[NameRef, ...]:
-    """`self.attr` and plain names that an expression reads, in source order."""
-    found: list[tuple[int, int, NameRef]] = []
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Attribute):
-            owner = sub.value
-            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
-                ref = ("self", sub.attr, f"{owner.id}.{sub.attr}")
-                found.append((sub.lineno, sub.col_offset, ref))
-        elif isinstance(sub, ast.Name) and sub.id not in _NOT_INPUTS:
-            found.append((sub.lineno, sub.col_offset, ("name", sub.id, sub.id)))
-    found.sort()  # ast.walk goes breadth first; inputs are listed in reading order
-    return tuple(ref for _, _, ref in found)
-
-
 def dotted(node: ast.expr) -> str:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
         return dotted(node.value) + "." + node.attr
     return ast.unparse(node)
-
-
-def _exits(stmts: list[ast.stmt]) -> bool:
-    """True when a block always leaves: it ends with return, raise, continue or break."""
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
-        return True
-    if isinstance(last, ast.If):
-        return _exits(last.body) and _exits(last.orelse)
-    return False
 
 
 def _union(
@@ -301,7 +203,7 @@ class FileVisitor:
                 method(stmt, block, scope)
             elif kind not in _LEAVES and self.strict:
                 raise UnknownStatement(f"{self.path}:{stmt.lineno}: no rule for {kind}")
-        return _exits(stmts)
+        return exits(stmts)
 
     def _guarded(self, block: _Block, guard: GuardInfo) -> _Block:
         return _Block(guards=(*block.guards, guard), env=dict(block.env))
@@ -377,7 +279,7 @@ class FileVisitor:
         orelse = self._guarded(block, self.guard_info(kind, test, True, node.lineno))
         if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
             self.visit_If(node.orelse[0], orelse, scope, kind="elif")
-            else_exits = _exits(node.orelse)
+            else_exits = exits(node.orelse)
         else:
             else_exits = self.walk(node.orelse, orelse, scope)
         if body_exits and not else_exits:
