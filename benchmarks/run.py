@@ -12,6 +12,7 @@ BENCHMARKS = [
     "explain_counts",
     "bench_index",
     "bench_versions",
+    "match_accuracy",
     "bench_match",
     "bench_web",
 ]

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from errdex.history import diff_records, lineage, summary
 from errdex.index import index_snapshot, index_source
@@ -115,3 +116,15 @@ def test_second_version_reuses_cached_files_with_identical_results(tmp_path: Pat
         ]
 
     assert records(stacked) == records(alone)
+
+
+def test_all_versions_since_indexes_each_release_once(tmp_path: Path) -> None:
+    from errdex.index import index_all_versions
+    from errdex.sources import pypi_versions
+
+    store = open_store(tmp_path / "errdex.sqlite")
+    wanted = [v for v in pypi_versions("six") if Version(v) >= Version("1.16.0")]
+    first = index_all_versions("six", store, since="1.16.0")
+    assert [r.snapshot.version for r in first] == wanted
+    assert index_all_versions("six", store, since="1.16.0") == []  # nothing left to do
+    assert [s["version"] for s in store.snapshots()] == wanted
