@@ -181,6 +181,18 @@ def render_text(old_label: str, new_label: str, changes: Sequence[Change]) -> st
     return "\n".join([head, *(f"{c.kind:<9} {_describe(c, markdown=False)}" for c in changes)])
 
 
+def _around_difference(old: str, new: str, context: int = 40) -> tuple[str, str]:
+    """Both texts cut to start a little before the first place where they differ."""
+    first = next(
+        (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+        min(len(old), len(new)),
+    )
+    if first <= context:
+        return old, new
+    cut = old.rfind(" ", 0, first - context) + 1
+    return "…" + old[cut:], "…" + new[cut:]
+
+
 def _describe(change: Change, *, markdown: bool) -> str:
     def code(text: str) -> str:
         text = " ".join(text.split())
@@ -195,7 +207,8 @@ def _describe(change: Change, *, markdown: bool) -> str:
     where = f"{file}:{record['location']['line']} ({function})"
     exc = record["exception"]["name"]
     if change.kind == "reworded" and old and new:
-        return f"{exc} at {where}: {code(_message(old))} → {code(_message(new))}"
+        before, after = _around_difference(_message(old), _message(new))
+        return f"{exc} at {where}: {code(before)} → {code(after)}"
     if change.kind == "retyped" and old and new:
         return (
             f"{code(_message(new))} at {where}: "
