@@ -8,41 +8,39 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Any, NoReturn
 
-import typer
+import click
 from packaging.utils import canonicalize_name
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from errdex import __version__, history
+from errdex import __version__
 from errdex.errors import ErrdexError, ErrorNotFound
 from errdex.index import cache_dir, index_all_versions, index_source
 from errdex.model import IndexResult
 from errdex.store import Store, open_store
-from errdex.web.cli import export_command, serve_command
-
-app = typer.Typer(
-    help="Catalog every error a Python codebase can raise, and find the one you saw.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+from errdex.web.cli import (
+    CONTEXT_SETTINGS,
+    F,
+    HelpCommand,
+    argument,
+    db_option,
+    export_command,
+    serve_command,
 )
+
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
-DbOption = Annotated[
-    Path | None,
-    typer.Option("--db", help="SQLite file to use (default: $ERRDEX_DB, else the user data dir)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+def json_option(f: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
     err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
+    raise click.exceptions.Exit(code)
 
 
 @contextmanager
@@ -60,74 +58,77 @@ def _store(db: Path | None) -> Store:
     return open_store(db)
 
 
-def _version_callback(value: bool) -> None:
+def _version_callback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
         out.print(f"errdex {__version__}")
-        raise typer.Exit()
+        raise click.exceptions.Exit()
 
 
-@app.callback()
-def main_options(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            callback=_version_callback,
-            is_eager=True,
-            help="Print the version and exit.",
-        ),
-    ] = False,
-) -> None:
+class _Group(click.Group):
+    command_class = HelpCommand
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)  # in the order they were added, not sorted
+
+
+@click.group(
+    cls=_Group,
+    help="Catalog every error a Python codebase can raise, and find the one you saw.",
+    no_args_is_help=True,
+    context_settings=CONTEXT_SETTINGS,
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    callback=_version_callback,
+    expose_value=False,
+    is_eager=True,
+    help="Print the version and exit.",
+)
+def app() -> None:
     """errdex: every error of a Python codebase, explained and matched to its raise."""
 
 
 @app.command()
+@argument(
+    "source",
+    help="A directory, pypi:NAME[==VERSION], installed:NAME, or a git repo URL/path @REV.",
+)
+@db_option
+@click.option(
+    "--path",
+    multiple=True,
+    help="Index these folders/modules (relative to the root) instead of the "
+    "package code found by default. Repeatable.",
+)
+@click.option(
+    "--whole-tree", is_flag=True, help="Index every .py file, tests and examples included."
+)
+@click.option("--workers", type=int, help="Parser processes (default: cores).")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Parse every file again instead of reusing cached results.",
+)
+@click.option("--force/--no-force", default=False, help="Rewrite even when nothing changed.")
+@click.option(
+    "--all-versions",
+    is_flag=True,
+    help="With pypi:NAME, index every stable release not yet indexed.",
+)
+@click.option("--since", help="With --all-versions, start at this version.")
+@json_option
 def index(
-    source: Annotated[
-        str,
-        typer.Argument(
-            help="A directory, pypi:NAME[==VERSION], installed:NAME, or a git repo URL/path @REV.",
-        ),
-    ],
-    db: DbOption = None,
-    path: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--path",
-            help="Index these folders/modules (relative to the root) instead of the "
-            "package code found by default. Repeatable.",
-        ),
-    ] = None,
-    whole_tree: Annotated[
-        bool,
-        typer.Option(
-            "--whole-tree",
-            help="Index every .py file, tests and examples included.",
-        ),
-    ] = False,
-    workers: Annotated[int | None, typer.Option(help="Parser processes (default: cores).")] = None,
-    no_cache: Annotated[
-        bool,
-        typer.Option(
-            "--no-cache",
-            help="Parse every file again instead of reusing cached results.",
-        ),
-    ] = False,
-    force: Annotated[bool, typer.Option(help="Rewrite even when nothing changed.")] = False,
-    all_versions: Annotated[
-        bool,
-        typer.Option(
-            "--all-versions",
-            help="With pypi:NAME, index every stable release not yet indexed.",
-        ),
-    ] = False,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            help="With --all-versions, start at this version.",
-        ),
-    ] = None,
-    as_json: JsonOption = False,
+    source: str,
+    db: Path | None,
+    path: tuple[str, ...],
+    whole_tree: bool,
+    workers: int | None,
+    no_cache: bool,
+    force: bool,
+    all_versions: bool,
+    since: str | None,
+    as_json: bool,
 ) -> None:
     """Index SOURCE: extract every error it can raise into the store."""
     if all_versions or since:
@@ -177,6 +178,14 @@ def _progress() -> Iterator[Any]:
     if not err.is_terminal or os.environ.get("CI"):
         yield None
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     # auto_refresh off: no refresh thread, so parse workers may be forked safely.
     bar = Progress(
         TextColumn("{task.description}"),
@@ -235,16 +244,21 @@ def _print_summary(result: IndexResult) -> None:
 
 
 @app.command("list")
+@click.option("--package", help="Only this package.")
+@click.option("--version", help="Only this version (default: newest).")
+@click.option("--exception", help="Only this exception class.")
+@click.option("--file", help="Only files matching this glob.")
+@click.option("--limit", type=int, help="At most this many.")
+@db_option
+@json_option
 def list_errors(
-    package: Annotated[str | None, typer.Option(help="Only this package.")] = None,
-    version: Annotated[
-        str | None, typer.Option(help="Only this version (default: newest).")
-    ] = None,
-    exception: Annotated[str | None, typer.Option(help="Only this exception class.")] = None,
-    file: Annotated[str | None, typer.Option(help="Only files matching this glob.")] = None,
-    limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
+    package: str | None,
+    version: str | None,
+    exception: str | None,
+    file: str | None,
+    limit: int | None,
+    db: Path | None,
+    as_json: bool,
 ) -> None:
     """List indexed errors."""
     with errors_explained(), _store(db) as store:
@@ -257,6 +271,8 @@ def list_errors(
     if not records:
         err.print("no errors match these filters")
         return
+    from rich.table import Table
+
     table = Table(box=None, show_edge=False, pad_edge=False)
     for column in ("id", "exception", "location", "message"):
         table.add_column(column, overflow="fold" if column == "message" else "ellipsis")
@@ -298,12 +314,13 @@ def _short(text: str, limit: int = 90) -> str:
 
 
 @app.command()
+@argument("target", help="An error id, or a message exactly as indexed.")
+@click.option("--package", help="Package the id belongs to.")
+@click.option("--version", help="Version (default: newest).")
+@db_option
+@json_option
 def show(
-    target: Annotated[str, typer.Argument(help="An error id, or a message exactly as indexed.")],
-    package: Annotated[str | None, typer.Option(help="Package the id belongs to.")] = None,
-    version: Annotated[str | None, typer.Option(help="Version (default: newest).")] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
+    target: str, package: str | None, version: str | None, db: Path | None, as_json: bool
 ) -> None:
     """Show one error: its message, where it is raised, the guards and inputs."""
     with errors_explained(), _store(db) as store:
@@ -320,7 +337,7 @@ def show(
                 for candidate in found:
                     loc = candidate["location"]
                     err.print(f"  {candidate['id']}  {loc['file']}:{loc['line']}")
-                raise typer.Exit(1)
+                raise click.exceptions.Exit(1)
             record = found[0]
     ai = _ai_note(record["id"])
     if ai is not None:
@@ -392,14 +409,15 @@ def _print_record(record: dict[str, Any]) -> None:
 
 
 @app.command()
-def diff(
-    old: Annotated[str, typer.Argument(help="NAME==VERSION already indexed, or a SOURCE.")],
-    new: Annotated[str, typer.Argument(help="NAME==VERSION already indexed, or a SOURCE.")],
-    markdown: Annotated[bool, typer.Option("--markdown", help="Release-notes Markdown.")] = False,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@argument("old", help="NAME==VERSION already indexed, or a SOURCE.")
+@argument("new", help="NAME==VERSION already indexed, or a SOURCE.")
+@click.option("--markdown", is_flag=True, help="Release-notes Markdown.")
+@db_option
+@json_option
+def diff(old: str, new: str, markdown: bool, db: Path | None, as_json: bool) -> None:
     """Errors added, removed, reworded, retyped and moved between two versions."""
+    from errdex import history
+
     with errors_explained(), _store(db) as store:
         old_pkg, old_version = _snapshot_of(old, store)
         new_pkg, new_version = _snapshot_of(new, store)
@@ -440,12 +458,13 @@ def _snapshot_of(text: str, store: Store) -> tuple[str, str]:
 
 
 @app.command("history")
-def history_of(
-    error_id: Annotated[str, typer.Argument(help="An error id.")],
-    db: DbOption = None,
-    as_json: JsonOption = False,
-) -> None:
+@argument("error_id", help="An error id.")
+@db_option
+@json_option
+def history_of(error_id: str, db: Path | None, as_json: bool) -> None:
     """The versions an error exists in, and how it was reworded, retyped or moved."""
+    from errdex import history
+
     with errors_explained(), _store(db) as store:
         record = store.get(error_id.strip())
         if record is None:
@@ -478,31 +497,25 @@ def history_of(
 
 
 @app.command()
+@argument(
+    "text", required=False, help="The message or traceback you saw; '-' reads standard input."
+)
+@click.option(
+    "--file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read the text from this file.",
+)
+@click.option("--package", help="Only this package, or NAME==VERSION.")
+@click.option("--limit", type=click.IntRange(min=1), default=10, help="At most this many matches.")
+@db_option
+@json_option
 def match(
-    text: Annotated[
-        str | None,
-        typer.Argument(
-            help="The message or traceback you saw; '-' reads standard input.",
-        ),
-    ] = None,
-    file: Annotated[
-        Path | None,
-        typer.Option(
-            "--file",
-            help="Read the text from this file.",
-            exists=True,
-            dir_okay=False,
-        ),
-    ] = None,
-    package: Annotated[
-        str | None,
-        typer.Option(
-            help="Only this package, or NAME==VERSION.",
-        ),
-    ] = None,
-    limit: Annotated[int, typer.Option(help="At most this many matches.", min=1)] = 10,
-    db: DbOption = None,
-    as_json: JsonOption = False,
+    text: str | None,
+    file: Path | None,
+    package: str | None,
+    limit: int,
+    db: Path | None,
+    as_json: bool,
 ) -> None:
     """Find the raise that produced a message or traceback, and the values in its holes.
 
@@ -525,32 +538,40 @@ def match(
     else:
         out.print(escape(render_text(result)))
     if not result.matches:
-        raise typer.Exit(1)
+        raise click.exceptions.Exit(1)
 
 
 @app.command()
+@argument("ids", nargs=-1, help="Error ids (default: by filters).")
+@click.option("--package", help="Only this package.")
+@click.option("--version", help="Only this version (default: newest).")
+@click.option("--limit", type=click.IntRange(min=1), default=20, help="At most this many errors.")
+@click.option(
+    "--url",
+    help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8001/v1 ($ERRDEX_LLM_URL).",
+)
+@click.option("--model", help="Model name ($ERRDEX_LLM_MODEL).")
+@click.option("--key", help="API key ($ERRDEX_LLM_KEY).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, help="Requests in flight.")
+@click.option("--timeout", type=float, default=60.0, help="Seconds per request.")
+@click.option(
+    "--refresh/--no-refresh", default=False, help="Ask again even when an answer is cached."
+)
+@db_option
+@json_option
 def enrich(
-    ids: Annotated[
-        list[str] | None, typer.Argument(help="Error ids (default: by filters).")
-    ] = None,
-    package: Annotated[str | None, typer.Option(help="Only this package.")] = None,
-    version: Annotated[
-        str | None, typer.Option(help="Only this version (default: newest).")
-    ] = None,
-    limit: Annotated[int, typer.Option(help="At most this many errors.", min=1)] = 20,
-    url: Annotated[
-        str | None,
-        typer.Option(
-            help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8001/v1 ($ERRDEX_LLM_URL).",
-        ),
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Model name ($ERRDEX_LLM_MODEL).")] = None,
-    key: Annotated[str | None, typer.Option(help="API key ($ERRDEX_LLM_KEY).")] = None,
-    concurrency: Annotated[int, typer.Option(help="Requests in flight.", min=1)] = 4,
-    timeout: Annotated[float, typer.Option(help="Seconds per request.")] = 60.0,
-    refresh: Annotated[bool, typer.Option(help="Ask again even when an answer is cached.")] = False,
-    db: DbOption = None,
-    as_json: JsonOption = False,
+    ids: tuple[str, ...],
+    package: str | None,
+    version: str | None,
+    limit: int,
+    url: str | None,
+    model: str | None,
+    key: str | None,
+    concurrency: int,
+    timeout: float,
+    refresh: bool,
+    db: Path | None,
+    as_json: bool,
 ) -> None:
     """Ask a language model to explain errors; kept beside the static text, never over it."""
     from errdex.explain.enrich import enrich_records, enrichment_to_json, settings_from_env
@@ -596,12 +617,12 @@ def enrich(
                 out.print(f"[bold]{result.site_id}[/] ({escape(result.enrichment.model)})")
                 out.print(escape(result.enrichment.text) + "\n")
     if any(r.enrichment is None for r in results):
-        raise typer.Exit(1)
+        raise click.exceptions.Exit(1)
 
 
 # The web layer loads FastAPI and Uvicorn only when one of these commands runs.
-app.command("serve")(serve_command)
-app.command("export")(export_command)
+app.add_command(serve_command)
+app.add_command(export_command)
 
 
 def main() -> None:

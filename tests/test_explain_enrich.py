@@ -221,7 +221,7 @@ def test_settings_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_cli_enrich_then_show_puts_the_answer_beside_the_explanation(
     server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from errdex.cli import app
 

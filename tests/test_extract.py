@@ -598,6 +598,15 @@ def test_bad_files_are_recorded_and_the_rest_indexed(tmp_path: Path) -> None:
     assert next(s.message.text for s in result.sites if s.message) == "fine"
 
 
+def test_overlapping_code_paths_count_each_file_once(tmp_path: Path) -> None:
+    from errdex.extract.files import python_files
+
+    (tmp_path / "pkg/sub").mkdir(parents=True)
+    (tmp_path / "pkg/a.py").write_text("")
+    (tmp_path / "pkg/sub/b.py").write_text("")
+    assert list(python_files(tmp_path, ("pkg/sub/", "pkg"))) == ["pkg/sub/b.py", "pkg/a.py"]
+
+
 def test_indexed_code_is_never_executed(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     index_tree(

@@ -14,13 +14,19 @@ def python_files(root: Path, code_paths: tuple[str, ...]) -> Iterator[str]:
     An empty `code_paths` means the whole tree. Hidden folders and symlinked folders
     are not entered, so a link cannot lead the walk outside the snapshot.
     """
+    seen: set[str] = set()  # code paths may overlap ("pkg" and "pkg/sub")
     for code_path in code_paths or ("",):
         start = root / code_path
         if start.is_file():
-            if start.suffix == ".py" and not start.is_symlink():
-                yield code_path
-            continue
-        yield from _walk(str(start), code_path.strip("/"))
+            found: Iterator[str] = iter([code_path] if start.suffix == ".py" else [])
+            if start.is_symlink():
+                continue
+        else:
+            found = _walk(str(start), code_path.strip("/"))
+        for rel in found:
+            if rel not in seen:
+                seen.add(rel)
+                yield rel
 
 
 def _walk(folder: str, rel: str) -> Iterator[str]:

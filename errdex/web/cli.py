@@ -1,13 +1,15 @@
-# `errdex serve` and `errdex export`, as typer commands for errdex.cli to register:
-#     app.command("serve")(serve_command); app.command("export")(export_command)
+# `errdex serve` and `errdex export`, as click commands for errdex.cli to register:
+#     app.add_command(serve_command); app.add_command(export_command)
 # They parse flags and call the library; FastAPI and Uvicorn load only when used.
+# HelpCommand and HelpArgument live here because errdex.cli imports this module.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Any, TypeVar
 
-import typer
+import click
 from rich.console import Console
 from rich.markup import escape
 
@@ -17,15 +19,63 @@ from errdex.store import Store, open_store
 _out = Console(highlight=False, soft_wrap=True)
 _err = Console(stderr=True, highlight=False, soft_wrap=True)
 
-DbOption = Annotated[
-    Path | None,
-    typer.Option("--db", help="SQLite file to use (default: $ERRDEX_DB, else the user data dir)."),
-]
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Every option shows its default, unless it is None or an off flag; help uses up to
+# 100 columns of the terminal.
+CONTEXT_SETTINGS: dict[str, Any] = {"show_default": True, "max_content_width": 100}
 
 
-def _fail(message: str) -> typer.Exit:
+class HelpArgument(click.Argument):
+    """A positional argument with a help text (click before 8.5 has no such thing)."""
+
+    def __init__(self, param_decls: Sequence[str], help: str | None = None, **attrs: Any) -> None:
+        super().__init__(param_decls, **attrs)
+        self.help = help
+
+    def help_row(self) -> tuple[str, str]:
+        name = self.metavar or (self.name or "").upper()
+        if not self.required:
+            name = f"[{name}]"
+        if self.nargs != 1:
+            name += "..."
+        text = self.help or ""
+        return name, f"{text}  [required]" if self.required else text
+
+
+class HelpCommand(click.Command):
+    """A command whose --help lists its arguments, with their help, before its options."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        """The first sentence, whole: the command list wraps it rather than cut it."""
+        return super().get_short_help_str(limit=1000)
+
+    def format_arguments(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Written by format_options instead, the same way on every click version."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [p.help_row() for p in self.get_params(ctx) if isinstance(p, HelpArgument)]
+        if rows:
+            with formatter.section("Arguments"):
+                formatter.write_dl(rows)
+        super().format_options(ctx, formatter)
+
+
+def argument(name: str, help: str, **attrs: Any) -> Callable[[F], F]:
+    return click.argument(name, cls=HelpArgument, help=help, **attrs)
+
+
+def db_option(f: F) -> F:
+    return click.option(
+        "--db",
+        type=click.Path(path_type=Path),
+        help="SQLite file to use (default: $ERRDEX_DB, else the user data dir).",
+    )(f)
+
+
+def _fail(message: str) -> click.exceptions.Exit:
     _err.print(f"[bold red]error:[/] {escape(message)}")
-    return typer.Exit(1)
+    return click.exceptions.Exit(1)
 
 
 def error_url(store: Store, target: str, base: str) -> str | None:
@@ -75,15 +125,14 @@ def serve(
         store.close()
 
 
-def serve_command(
-    db: DbOption = None,
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.", min=0, max=65535)] = 8000,
-    show: Annotated[
-        str | None,
-        typer.Option(help="Also print the page URL of the error with this id or message."),
-    ] = None,
-) -> None:
+@click.command("serve", cls=HelpCommand)
+@db_option
+@click.option("--host", default="127.0.0.1", help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(min=0, max=65535), default=8000, help="Port to listen on."
+)
+@click.option("--show", help="Also print the page URL of the error with this id or message.")
+def serve_command(db: Path | None, host: str, port: int, show: str | None) -> None:
     """Serve the website and JSON API (OpenAPI at /docs) over the index."""
     try:
         serve(db, host, port, show)
@@ -93,14 +142,15 @@ def serve_command(
         raise _fail(f"cannot listen on {host}:{port}: {exc}") from None
 
 
-def export_command(
-    directory: Annotated[Path, typer.Argument(help="Folder to write the site into.")],
-    db: DbOption = None,
-    base_url: Annotated[
-        str,
-        typer.Option(help="Where the files will be served (for sitemap.xml and canonical links)."),
-    ] = "http://127.0.0.1:8000",
-) -> None:
+@click.command("export", cls=HelpCommand)
+@argument("directory", type=click.Path(path_type=Path), help="Folder to write the site into.")
+@db_option
+@click.option(
+    "--base-url",
+    default="http://127.0.0.1:8000",
+    help="Where the files will be served (for sitemap.xml and canonical links).",
+)
+def export_command(directory: Path, db: Path | None, base_url: str) -> None:
     """Write the whole site (HTML pages, JSON, search index, sitemap.xml) as static files."""
     from errdex.export import export_site
 
@@ -118,9 +168,9 @@ def export_command(
 
 def main() -> None:
     """`python -m errdex.web.cli serve|export ...`, until errdex.cli registers them."""
-    app = typer.Typer(add_completion=False, no_args_is_help=True)
-    app.command("serve")(serve_command)
-    app.command("export")(export_command)
+    app = click.Group(no_args_is_help=True, context_settings=CONTEXT_SETTINGS)
+    app.add_command(serve_command)
+    app.add_command(export_command)
     app()
 
 
