@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from errdex import sources
-from errdex.index import cache_dir, index_source
+from errdex.index import index_source
 from errdex.match import Matcher
+from errdex.sources.cache import cache_root
 from errdex.store import Store, open_store
 
 # Packages whose errors people search for; pinned so that runs compare.
@@ -120,7 +121,7 @@ def _anchor_fragment(rec: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--db", default=str(cache_dir() / "bench-match.sqlite"))
+    parser.add_argument("--db", default=str(cache_root() / "bench-match.sqlite"))
     parser.add_argument("--queries", type=int, default=3000)
     parser.add_argument("--rg-queries", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     # The anchor: rg -F of the longest literal fragment over every indexed source tree.
     roots = []
     for snap in snapshots:
-        snapshot = sources.resolve(snap["source"], cache_dir=cache_dir())
+        snapshot = sources.resolve(snap["source"], cache_dir=cache_root())
         roots += [str(snapshot.root / p) for p in snapshot.code_paths] or [str(snapshot.root)]
     rg = shutil.which("rg")
     tool = (

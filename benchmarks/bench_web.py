@@ -106,7 +106,7 @@ def main() -> None:
     sites = build_db()
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "errdex.web.cli", "serve", "--db", str(DB), "--port", str(port)],
+        [sys.executable, "-m", "errdex", "serve", "--db", str(DB), "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

@@ -17,7 +17,6 @@ from rich.markup import escape
 
 from errdex import __version__
 from errdex.errors import ErrdexError, ErrorNotFound
-from errdex.index import cache_dir, index_all_versions, index_source
 from errdex.model import IndexResult
 from errdex.store import Store, open_store
 from errdex.web.cli import (
@@ -131,7 +130,15 @@ def index(
     as_json: bool,
 ) -> None:
     """Index SOURCE: extract every error it can raise into the store."""
-    if all_versions or since:
+    if since is not None and not all_versions:
+        fail("--since goes with --all-versions", 2)
+    if all_versions:
+        if path or whole_tree or no_cache or force:
+            fail(
+                "--all-versions indexes releases as they are; drop --path, --whole-tree, "
+                "--no-cache and --force",
+                2,
+            )
         _index_all_versions(source, db, since, workers, as_json)
         return
     code_paths: tuple[str, ...] | None = None
@@ -140,6 +147,8 @@ def index(
     elif path:
         code_paths = tuple(p.strip("/") for p in path)
     with errors_explained(), _store(db) as store, _progress() as report:
+        from errdex.index import index_source
+
         result = index_source(
             source,
             store,
@@ -161,6 +170,8 @@ def _index_all_versions(
     if not source.startswith("pypi:") or "==" in source:
         fail(f"--all-versions takes pypi:NAME without a version, not {source!r}", 2)
     with errors_explained(), _store(db) as store, _progress() as report:
+        from errdex.index import index_all_versions
+
         results = index_all_versions(
             source[5:], store, since=since, workers=workers, progress=report
         )
@@ -350,7 +361,9 @@ def show(
 
 def _ai_note(site_id: str) -> dict[str, str] | None:
     """A model's answer from `errdex enrich`, if one was asked for."""
-    path = cache_dir() / "enrich.sqlite"
+    from errdex.sources.cache import cache_root
+
+    path = cache_root() / "enrich.sqlite"
     if not path.exists():
         return None
     from errdex.explain.enrich import EnrichCache, enrichment_to_json
@@ -453,6 +466,8 @@ def _snapshot_of(text: str, store: Store) -> tuple[str, str]:
         if any(s["package"] == package and s["version"] == version for s in store.snapshots()):
             return package, version
         text = f"pypi:{text}"
+    from errdex.index import index_source
+
     result = index_source(text, store)
     return result.snapshot.package, result.snapshot.version
 
@@ -524,7 +539,11 @@ def match(
     from errdex.match import MAX_INPUT_BYTES, Matcher, render_text, result_to_json
 
     if file is not None:
-        raw: str | bytes = file.read_bytes()[: MAX_INPUT_BYTES + 1]
+        try:
+            with file.open("rb") as handle:  # past the cap the matcher refuses: read no more
+                raw: str | bytes = handle.read(MAX_INPUT_BYTES + 1)
+        except OSError as exc:
+            fail(f"cannot read {file}: {exc.strerror}")
     elif text is None or text == "-":
         raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     else:
@@ -575,6 +594,7 @@ def enrich(
 ) -> None:
     """Ask a language model to explain errors; kept beside the static text, never over it."""
     from errdex.explain.enrich import enrich_records, enrichment_to_json, settings_from_env
+    from errdex.sources.cache import cache_root
 
     with errors_explained(), _store(db) as store:
         base_url, model_name, api_key = settings_from_env(url, model, key)
@@ -591,7 +611,7 @@ def enrich(
             base_url=base_url,
             model=model_name,
             api_key=api_key,
-            cache_path=cache_dir() / "enrich.sqlite",
+            cache_path=cache_root() / "enrich.sqlite",
             timeout=timeout,
             concurrency=concurrency,
             refresh=refresh,

@@ -187,14 +187,3 @@ def explanation_from_json(data: JSON) -> Explanation:
         report_issue_url=data.get("report_issue_url"),
         provenance=body.get("provenance", "static"),
     )
-
-
-def snapshot_to_json(snapshot: Snapshot) -> JSON:
-    return {
-        "package": snapshot.package,
-        "version": snapshot.version,
-        "source": snapshot.source,
-        "repo_url": snapshot.repo_url,
-        "commit": snapshot.commit,
-        "date": snapshot.date,
-    }

@@ -8,11 +8,11 @@ import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from errdex.codec import JSON
 from errdex.store import Store
 
-JSON = dict[str, Any]
 ChangeKind = Literal["added", "removed", "reworded", "retyped", "moved"]
 
 # Two messages this similar (difflib ratio) in one function are the same error reworded.
@@ -227,14 +227,18 @@ def lineage(store: Store, record: JSON) -> list[JSON]:
     versions = [s["version"] for s in store.snapshots() if s["package"] == package]
     wanted = {record["id"]}
     events: list[JSON] = []
-    newest_first = list(itertools.pairwise(versions))[::-1]
-    for old_version, new_version in newest_first:
-        old = store.iter_records(package=package, version=old_version)
-        new = store.iter_records(package=package, version=new_version)
-        for change in diff_records(old, new):
-            if change.new is not None and change.new["id"] in wanted and change.old is not None:
+    newer: list[JSON] | None = None  # each version is read once, walking back in time
+    for old_version, new_version in list(itertools.pairwise(versions))[::-1]:
+        if newer is None:
+            newer = list(store.iter_records(package=package, version=new_version))
+        older = list(store.iter_records(package=package, version=old_version))
+        for change in diff_records(older, newer):
+            new = change.new
+            if new is None or new["id"] not in wanted:
+                continue
+            if change.old is not None:
                 wanted.add(change.old["id"])
+            if change.old is not None or change.kind == "added":
                 events.append({"from": old_version, "to": new_version, **change_to_json(change)})
-            elif change.kind == "added" and change.new is not None and change.new["id"] in wanted:
-                events.append({"from": old_version, "to": new_version, **change_to_json(change)})
+        newer = older
     return events[::-1]

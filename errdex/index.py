@@ -2,19 +2,19 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import platformdirs
 from packaging.utils import canonicalize_name
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from errdex import codec, sources
+from errdex.errors import NotFoundError, SourceError
 from errdex.extract import extract, scan
 from errdex.extract.cache import FactsCache, code_version
-from errdex.model import IndexResult, Snapshot
+from errdex.model import IndexResult, SkippedFile, Snapshot
+from errdex.sources.cache import cache_root
 from errdex.store import Store
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -25,11 +25,6 @@ _HERE = Path(__file__).parent
 PIPELINE_VERSION = code_version(
     _HERE / "extract", _HERE / "model.py", _HERE / "explain", _HERE / "codec.py"
 )
-
-
-def cache_dir() -> Path:
-    """Where downloads, extracted trees and per-file results are kept."""
-    return Path(os.environ.get("ERRDEX_CACHE") or platformdirs.user_cache_dir("errdex"))
 
 
 def index_source(
@@ -49,23 +44,35 @@ def index_source(
     subclasses for bad sources and StoreError when the store cannot be written.
     """
     started = time.perf_counter()
-    cache_root = cache_dir()
+    caches = cache_root()
     snapshot = sources.resolve(
         spec,
-        cache_dir=cache_root,
+        cache_dir=caches,
         progress=None if progress is None else lambda d, t: progress("download", d, t),
     )
     if code_paths is not None:
-        snapshot = dataclasses.replace(snapshot, code_paths=code_paths)
+        snapshot = dataclasses.replace(snapshot, code_paths=_inside(snapshot.root, code_paths))
     return index_snapshot(
         snapshot,
         store,
-        cache_path=cache_root / "facts.sqlite" if use_cache else None,
+        cache_path=caches / "facts.sqlite" if use_cache else None,
         workers=workers,
         force=force,
         progress=progress,
         started=started,
     )
+
+
+def _inside(root: Path, code_paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The code paths, each checked to exist inside `root` (no `..` or absolute escape)."""
+    top = root.resolve()
+    for code_path in code_paths:
+        target = (root / code_path).resolve()
+        if not target.is_relative_to(top):
+            raise SourceError(f"--path {code_path!r} leads outside {root}; give a folder in it")
+        if not target.exists():
+            raise NotFoundError(f"--path {code_path!r}: no such file or folder under {root}")
+    return code_paths
 
 
 def index_snapshot(
@@ -85,12 +92,19 @@ def index_snapshot(
         tree = scan(snapshot, cache)
         state = store.snapshot_state(snapshot.package, snapshot.version)
         if not force and state == (tree.tree_hash, PIPELINE_VERSION):
+            stored = next(
+                s
+                for s in store.snapshots()
+                if (s["package"], s["version"]) == (snapshot.package, snapshot.version)
+            )
             return IndexResult(
                 snapshot=snapshot,
                 sites=(),
-                files=len(tree.files),
+                files=stored["files"],
                 parsed=0,
-                skipped=tree.unreadable,
+                skipped=tuple(
+                    SkippedFile(path=k["path"], reason=k["reason"]) for k in stored["skipped"]
+                ),
                 seconds=time.perf_counter() - started,
                 unchanged=True,
             )
@@ -137,9 +151,12 @@ def index_all_versions(
     Releases already in the store are skipped without a download. Returns what was
     indexed, oldest first. Raises SourceError subclasses as `index_source` does.
     """
+    try:
+        floor = None if since is None else Version(since)
+    except InvalidVersion:
+        raise SourceError(f"--since {since!r} is not a version (e.g. 0.27.0)") from None
     versions = sources.pypi_versions(name)
-    if since is not None:
-        floor = Version(since)
+    if floor is not None:
         versions = [v for v in versions if Version(v) >= floor]
     stored = {(s["package"], s["version"]) for s in store.snapshots()}
     package = canonicalize_name(name)

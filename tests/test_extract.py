@@ -430,6 +430,21 @@ def test_parameters_with_google_numpy_and_rest_docs() -> None:
     )
 
 
+def test_a_docstring_the_doc_parser_chokes_on_is_no_doc() -> None:
+    site = only(
+        index_snippet("""
+        def f(size):
+            \"\"\"Do it.
+
+            : : odd
+            \"\"\"
+            if size > 1:
+                raise ValueError("too big")
+    """)
+    )
+    assert site.inputs[0].name == "size" and site.inputs[0].doc is None
+
+
 def test_module_constant_input() -> None:
     site = only(
         index_snippet('''
@@ -605,6 +620,17 @@ def test_overlapping_code_paths_count_each_file_once(tmp_path: Path) -> None:
     (tmp_path / "pkg/a.py").write_text("")
     (tmp_path / "pkg/sub/b.py").write_text("")
     assert list(python_files(tmp_path, ("pkg/sub/", "pkg"))) == ["pkg/sub/b.py", "pkg/a.py"]
+
+
+@pytest.mark.parametrize(("path", "says"), [("../..", "leads outside"), ("nope", "no such")])
+def test_code_paths_must_lie_inside_the_tree(tmp_path: Path, path: str, says: str) -> None:
+    from errdex.errors import SourceError
+    from errdex.index import index_source
+    from errdex.store import open_store
+
+    (tmp_path / "pkg").mkdir()
+    with pytest.raises(SourceError, match=says):
+        index_source(str(tmp_path / "pkg"), open_store(tmp_path / "db.sqlite"), code_paths=(path,))
 
 
 def test_indexed_code_is_never_executed(tmp_path: Path) -> None:

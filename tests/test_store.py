@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -344,8 +343,5 @@ def test_seven_thousand_records_write_fast(store: Store) -> None:
         site_to_json(site(f"{i:016x}", file=f"pkg/m{i % 300}.py", line=i), snapshot)
         for i in range(7000)
     ]
-    started = time.perf_counter()
     store.write_snapshot(snapshot, records, files=300, skipped=[], tree_hash="h", extractor="x")
-    elapsed = time.perf_counter() - started
-    assert store.count() == 7000
-    assert elapsed < 1.0, f"writing 7,000 records took {elapsed:.2f}s"
+    assert store.count() == 7000  # how fast: benchmarks/, not a timed test

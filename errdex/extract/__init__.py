@@ -131,23 +131,33 @@ def extract(
 
 
 def parse_batch(root: str, paths: list[str]) -> list[tuple[str, Outcome]]:
-    """Parse files under `root` (runs in a worker process)."""
+    """Parse files under `root` (runs in a worker process); one bad file never stops the rest."""
     # ASTs hold no reference cycles; the cyclic collector only slows their creation.
+    enabled = gc.isenabled()
     gc.disable()
     out: list[tuple[str, Outcome]] = []
-    for rel in paths:
-        try:
-            with open(os.path.join(root, rel), "rb") as handle:
-                data = handle.read()
-            out.append((rel, parse_file(data, rel, module_name(rel))))
-        except Skip as exc:
-            out.append((rel, str(exc)))
-        except OSError as exc:
-            out.append((rel, f"cannot read: {exc.strerror}"))
-        except MemoryError:
-            out.append((rel, "out of memory while parsing"))
-    gc.enable()
+    try:
+        for rel in paths:
+            out.append((rel, _parse_one(root, rel)))
+    finally:
+        if enabled:
+            gc.enable()
     return out
+
+
+def _parse_one(root: str, rel: str) -> Outcome:
+    try:
+        with open(os.path.join(root, rel), "rb") as handle:
+            data = handle.read()
+        return parse_file(data, rel, module_name(rel))
+    except Skip as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot read: {exc.strerror}"
+    except MemoryError:
+        return "out of memory while parsing"
+    except Exception as exc:  # a bug of ours meeting odd code: skip the file, say so
+        return f"errdex could not analyse it ({type(exc).__name__}: {exc}); please report"
 
 
 def _parse_all(

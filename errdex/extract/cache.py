@@ -6,8 +6,9 @@ import hashlib
 import pickle
 import sqlite3
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from errdex.extract.facts import FileFacts
 
@@ -66,50 +67,59 @@ class FactsCache:
         db.executescript(_SCHEMA)
         return db
 
-    def known_digests(self, paths: Sequence[str]) -> dict[str, tuple[int, int, str]]:
-        if self.db is None:
-            return {}
-        out: dict[str, tuple[int, int, str]] = {}
-        for start in range(0, len(paths), 900):
-            chunk = paths[start : start + 900]
-            marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(
-                f"SELECT path, size, mtime_ns, digest FROM digests WHERE path IN ({marks})", chunk
-            )
-            for path, size, mtime_ns, file_digest in rows:
-                out[path] = (size, mtime_ns, file_digest)
-        return out
-
-    def remember_digests(self, rows: Iterable[tuple[str, int, int, str]]) -> None:
-        if self.db is not None:
-            with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO digests VALUES (?, ?, ?, ?)", rows)
-
-    def load(self, keys: Sequence[str]) -> dict[str, Outcome]:
-        if self.db is None:
-            return {}
-        out: dict[str, Outcome] = {}
+    def _rows(self, sql: str, keys: Sequence[str]) -> Iterator[tuple[Any, ...]]:
+        """Rows of `sql` (with one `IN ({marks})`) over all `keys`; none once the cache broke."""
         for start in range(0, len(keys), 900):
             chunk = keys[start : start + 900]
-            marks = ",".join("?" * len(chunk))
-            for key, data in self.db.execute(
-                f"SELECT key, data FROM facts WHERE key IN ({marks})", chunk
-            ):
-                try:
-                    out[key] = pickle.loads(zlib.decompress(data))
-                except Exception:  # a stale or damaged entry is just a miss
-                    continue
+            if self.db is None:
+                return
+            try:
+                rows = self.db.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)
+                yield from rows.fetchall()
+            except sqlite3.Error:
+                self._give_up()
+
+    def _write(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        if self.db is None:
+            return
+        try:
+            with self.db:
+                self.db.executemany(sql, rows)
+        except sqlite3.Error:  # locked for long, disk full, read-only: index without it
+            self._give_up()
+
+    def _give_up(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def known_digests(self, paths: Sequence[str]) -> dict[str, tuple[int, int, str]]:
+        sql = "SELECT path, size, mtime_ns, digest FROM digests WHERE path IN ({marks})"
+        return {
+            path: (size, mtime, file_digest)
+            for path, size, mtime, file_digest in self._rows(sql, paths)
+        }
+
+    def remember_digests(self, rows: Iterable[tuple[str, int, int, str]]) -> None:
+        self._write("INSERT OR REPLACE INTO digests VALUES (?, ?, ?, ?)", rows)
+
+    def load(self, keys: Sequence[str]) -> dict[str, Outcome]:
+        out: dict[str, Outcome] = {}
+        for key, data in self._rows("SELECT key, data FROM facts WHERE key IN ({marks})", keys):
+            try:
+                out[key] = pickle.loads(zlib.decompress(data))
+            except Exception:  # a stale or damaged entry is just a miss
+                continue
         return out
 
     def save(self, items: Iterable[tuple[str, Outcome]]) -> None:
-        if self.db is not None:
-            rows = [
+        self._write(
+            "INSERT OR REPLACE INTO facts VALUES (?, ?)",
+            (
                 (key, zlib.compress(pickle.dumps(value, pickle.HIGHEST_PROTOCOL), 1))
                 for key, value in items
-            ]
-            with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?)", rows)
+            ),
+        )
 
     def close(self) -> None:
-        if self.db is not None:
-            self.db.close()
+        self._give_up()

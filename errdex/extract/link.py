@@ -42,6 +42,7 @@ class Linker:
         self.files = files
         self.revisit = revisit
         self.modules = {f.module: f for f in files}
+        self.imports = {f.module: dict(f.imports) for f in files}
         self.classes: dict[str, _ClassRef] = {}
         self.helpers: dict[str, tuple[HelperFact, FileFacts]] = {}
         self.toplevel: dict[str, set[str]] = {}
@@ -63,7 +64,7 @@ class Linker:
     def resolve(self, name: str, facts: FileFacts) -> str:
         """The qualified name `name` refers to inside `facts`' module."""
         head, _, rest = name.partition(".")
-        imports = dict(facts.imports)
+        imports = self.imports.get(facts.module, {})
         if head in imports:
             qualified = imports[head] + ("." + rest if rest else "")
         elif head in self.toplevel.get(facts.module, ()):
@@ -82,7 +83,7 @@ class Linker:
             facts = self.modules.get(module)
             if facts is None:
                 return qualified
-            target = dict(facts.imports).get(name.split(".")[0])
+            target = self.imports[module].get(name.split(".")[0])
             if target is None:
                 return qualified
             qualified = target

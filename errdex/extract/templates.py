@@ -10,6 +10,8 @@ from collections.abc import Callable, Mapping
 from errdex.extract.render import Render, unparse
 from errdex.model import Hole, Message, Part, Text
 
+MAX_VARIANTS = 6  # templates kept for one message built along different branches
+
 # A template for a local variable, and the line where the text was first assigned.
 Variant = tuple[Message, int]
 Env = Mapping[str, tuple[Variant, ...]]
@@ -81,7 +83,7 @@ class TemplateBuilder:
                     (Message(parts=merge([*lm.parts, *rm.parts])), ll)
                     for lm, ll in lefts
                     for rm, _ in rights
-                ][:8]
+                ][:MAX_VARIANTS]
         return [(self.build(node), node.lineno)]
 
     def build(self, node: ast.expr) -> Message:

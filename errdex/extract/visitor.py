@@ -29,7 +29,7 @@ from errdex.extract.members import (
     module_constants,
 )
 from errdex.extract.render import source_renderer
-from errdex.extract.templates import TemplateBuilder, Variant, is_stringish
+from errdex.extract.templates import MAX_VARIANTS, TemplateBuilder, Variant, is_stringish
 from errdex.model import (
     GuardKind,
     Hole,
@@ -43,7 +43,6 @@ from errdex.model import (
 
 SNIPPET_BEFORE = 17
 SNIPPET_AFTER = 15
-MAX_VARIANTS = 6
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 # Statements that hold no nested statements and touch no state we track.
@@ -601,7 +600,7 @@ class FileVisitor:
 
                 try:
                     parsed = docstring_parser.parse(doc)
-                except docstring_parser.ParseError:
+                except Exception:  # the library fails on odd text in more ways than ParseError
                     parsed = None
                 if parsed is not None:
                     for param in parsed.params:

@@ -35,14 +35,6 @@ class Limits:
     max_total_bytes: int = 2 * 1024**3
 
 
-ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip", ".whl")
-
-
-def is_archive(name: str) -> bool:
-    """Return True when `name` ends like an archive this module can extract."""
-    return name.lower().endswith(ARCHIVE_SUFFIXES)
-
-
 def extract_archive(archive: Path, target: Path, *, limits: Limits | None = None) -> None:
     """Extract `archive` into the existing directory `target`, checking every member.
 
@@ -189,7 +181,8 @@ def _extract_zip(zf: zipfile.ZipFile, archive: Path, target: Path, limits: Limit
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
             budget.size(rel, info.file_size)
-            link = zf.read(info)[:4096].decode("utf-8", "replace")
+            with zf.open(info) as member:  # a link target is short: read no more than that
+                link = member.read(4096).decode("utf-8", "replace")
             _check_link(rel, link, archive)
             continue
         if info.is_dir() or not rel:

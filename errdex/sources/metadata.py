@@ -12,6 +12,8 @@ from email.parser import HeaderParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from packaging.utils import canonicalize_name
+
 MAX_READ = 1 << 20  # metadata files are small; a huge one is not worth reading whole
 
 # Project-URL labels that name the code, best first (compared lower-cased, without spaces)
@@ -32,7 +34,7 @@ class TreeMetadata:
 
 def canonical_name(name: str) -> str:
     """Return the PEP 503 normalised form of a distribution name (`Foo_Bar` -> `foo-bar`)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return canonicalize_name(name)
 
 
 def import_name(name: str) -> str:

@@ -14,6 +14,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from packaging.utils import canonicalize_name
+
 from errdex.codec import JSON
 from errdex.errors import StoreError
 from errdex.model import SkippedFile, Snapshot
@@ -474,7 +476,7 @@ class SqliteStore:
         params: list[Any] = []
         if package is not None:
             sql += " WHERE package = ?"
-            params.append(package)
+            params.append(canonicalize_name(package))  # `Foo_Bar` finds foo-bar
         found = sorted(self._read(sql, params), key=lambda r: (r[1], version_key(r[2])))
         if version is None:
             newest: dict[str, int] = {}
@@ -583,7 +585,7 @@ class SqliteStore:
         params: list[Any] = [site_id]
         if package is not None:
             sql += " AND sn.package = ?"
-            params.append(package)
+            params.append(canonicalize_name(package))
         rows = self._read(sql + " ORDER BY s.id", params)
         if version is not None:
             rows = [r for r in rows if r[1] == version]

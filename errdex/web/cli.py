@@ -164,15 +164,3 @@ def export_command(directory: Path, db: Path | None, base_url: str) -> None:
         f"{escape(str(result.directory))} in {result.seconds:.1f} s\n"
         f"try it: python -m http.server -d {escape(os.fspath(directory))} 8000"
     )
-
-
-def main() -> None:
-    """`python -m errdex.web.cli serve|export ...`, until errdex.cli registers them."""
-    app = click.Group(no_args_is_help=True, context_settings=CONTEXT_SETTINGS)
-    app.add_command(serve_command)
-    app.add_command(export_command)
-    app()
-
-
-if __name__ == "__main__":
-    main()

@@ -10,6 +10,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from errdex import __version__
+from errdex.codec import source_url
 from errdex.web.highlight import snippet_html, stylesheet
 from errdex.web.links import Links
 from errdex.web.views import Page
@@ -73,10 +74,7 @@ def _snippet(record: dict[str, Any]) -> Markup:
 def _pinned(record: dict[str, Any], file: str, line: int) -> str | None:
     """A GitHub link pinned to the record's commit for another line or file, or None."""
     repo = record.get("repo") or {}
-    url, commit = repo.get("url"), repo.get("commit")
-    if not url or not commit or not str(url).startswith("https://github.com/"):
-        return None
-    return f"{url}/blob/{commit}/{file}#L{line}"
+    return source_url(repo.get("url"), repo.get("commit"), file, line)
 
 
 def _json_pretty(value: Any) -> str:
