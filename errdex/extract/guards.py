@@ -66,6 +66,11 @@ def _handler(node: ast.ExceptHandler, render: Render) -> str:
     return f"{types} as {node.name}" if node.name else types
 
 
+def _with_item(item: ast.withitem, render: Render) -> str:
+    text = render(item.context_expr)
+    return text if item.optional_vars is None else f"{text} as {render(item.optional_vars)}"
+
+
 def _case(node: ast.match_case, render: Render) -> str:
     text = render(node.pattern)
     return text if node.guard is None else f"{text} if {render(node.guard)}"
@@ -74,7 +79,7 @@ def _case(node: ast.match_case, render: Render) -> str:
 _GUARD_TEXT: dict[str, Callable[[Any, Render], str]] = {
     "test": lambda n, render: render(n),
     "for": lambda n, render: f"{render(n.target)} in {render(n.iter)}",
-    "with": lambda n, render: ", ".join(ast.unparse(item) for item in n.items),
+    "with": lambda n, render: ", ".join(_with_item(item, render) for item in n.items),
     "try": _handled,
     "except": _handler,
     "finally": lambda n, render: "",

@@ -320,7 +320,7 @@ class FileVisitor:
         body_exits = self.walk(node.body, body, scope)
         envs = [] if body_exits else [body.env]
         for handler in node.handlers:
-            types = "BaseException" if handler.type is None else ast.unparse(handler.type)
+            types = "BaseException" if handler.type is None else self.render(handler.type)
             inner = self._guarded(
                 block, self.guard_info("except", handler, False, handler.lineno, "except")
             )
@@ -617,7 +617,14 @@ class FileVisitor:
         body = [s for s in node.body if not _is_docstring(s)]
         if not body or not isinstance(body[-1], ast.Raise) or _returns(body):
             return
-        raised = [s for s in self.sites if s.location.line == body[-1].lineno]
+        last = body[-1].lineno
+        # the function's own sites were appended last: look back only until they end
+        raised = []
+        for site in reversed(self.sites):
+            if site.location.line < node.lineno:
+                break
+            if site.location.line == last:
+                raised.insert(0, site)
         message = raised[0].message if raised else None
         if message is None:
             return
