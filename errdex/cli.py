@@ -8,38 +8,27 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 from packaging.utils import canonicalize_name
-from rich.console import Console
 from rich.markup import escape
 
 from errdex import __version__
-from errdex.errors import ErrdexError, ErrorNotFound
-from errdex.model import IndexResult
-from errdex.store import Store, open_store
-from errdex.web.cli import (
+from errdex.clikit import (
     CONTEXT_SETTINGS,
-    F,
     HelpCommand,
     argument,
     db_option,
-    export_command,
-    serve_command,
+    err,
+    fail,
+    json_option,
+    out,
 )
-
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def json_option(f: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
-
-
-def fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise click.exceptions.Exit(code)
+from errdex.errors import ErrdexError, ErrorNotFound
+from errdex.model import IndexResult
+from errdex.store import Store, open_store
+from errdex.web.cli import export_command, serve_command
 
 
 @contextmanager

@@ -619,7 +619,7 @@ class FileVisitor:
             return
         last = body[-1].lineno
         # the function's own sites were appended last: look back only until they end
-        raised = []
+        raised: list[RawSite] = []
         for site in reversed(self.sites):
             if site.location.line < node.lineno:
                 break
