@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from errdex.store import Store
-from tests.web_support import COMMIT, REPO, running
+from tests.web_support import COMMIT, REPO, SECTIONS, running
 
 SCRIPT_ID_MESSAGE = "bad mode"
 
@@ -61,15 +61,7 @@ def test_error_page_has_every_section_and_escapes_the_code(
     assert "{{{{ 7*7 }}}}" in html and "49" not in html  # shown, never evaluated
     assert '<span class="hole"' in html and "{self.mode!r}" in html
     assert "example/evil · error ·" in re.sub(r"<[^>]+>", "", html)
-    for section in (
-        "Error message",
-        "What it means",
-        "Source",
-        "Solutions",
-        "When it happens",
-        "Inputs",
-        "Versions",
-    ):
+    for section in SECTIONS:
         assert f"<h2>{section}</h2>" in html, section
     loc = record["location"]
     assert isinstance(loc, dict)

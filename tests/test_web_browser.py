@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from errdex.export import export_site
 from errdex.store import Store
-from tests.web_support import COMMIT, REPO, running
+from tests.web_support import COMMIT, REPO, SECTIONS, running
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -55,15 +55,7 @@ def base(evil: Store) -> Iterator[str]:
 
 
 def check_error_page(page: Page) -> None:
-    for section in (
-        "Error message",
-        "What it means",
-        "Source",
-        "Solutions",
-        "When it happens",
-        "Inputs",
-        "Versions",
-    ):
+    for section in SECTIONS:
         expect(page.get_by_role("heading", name=section, exact=True)).to_be_visible()
     link = page.get_by_role("link", name=f"View on GitHub (pinned to {COMMIT})")
     href = link.get_attribute("href")

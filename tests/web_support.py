@@ -18,6 +18,17 @@ from errdex.store import Store, open_store
 from errdex.web import create_app
 from tests.conftest import write_tree
 
+# Every section of the seed page that an error page must show.
+SECTIONS = (
+    "Error message",
+    "What it means",
+    "Source",
+    "Solutions",
+    "When it happens",
+    "Inputs",
+    "Versions",
+)
+
 EVIL_FILES = {
     "evil/__init__.py": '''
         """<script>alert("init")</script>"""
