@@ -174,7 +174,12 @@ def prompt(record: Mapping[str, Any]) -> str:
     return "Explain this error.\n\n" + json.dumps(facts, indent=1, ensure_ascii=False)
 
 
-def enrich_records(
+def enrich_records(records: Iterable[Mapping[str, Any]], **options: Any) -> list[EnrichResult]:
+    """`aenrich_records` for callers without an event loop; same options."""
+    return asyncio.run(aenrich_records(records, **options))
+
+
+async def aenrich_records(
     records: Iterable[Mapping[str, Any]],
     *,
     base_url: str,
@@ -195,36 +200,6 @@ def enrich_records(
     EnrichResult with `error` set; the others are unaffected. Never raises for one
     record's failure.
     """
-    return asyncio.run(
-        aenrich_records(
-            records,
-            base_url=base_url,
-            model=model,
-            api_key=api_key,
-            cache_path=cache_path,
-            timeout=timeout,
-            retries=retries,
-            concurrency=concurrency,
-            refresh=refresh,
-            backoff=backoff,
-        )
-    )
-
-
-async def aenrich_records(
-    records: Iterable[Mapping[str, Any]],
-    *,
-    base_url: str,
-    model: str,
-    api_key: str | None = None,
-    cache_path: Path | None = None,
-    timeout: float = 60.0,
-    retries: int = 2,
-    concurrency: int = 4,
-    refresh: bool = False,
-    backoff: float = 0.5,
-) -> list[EnrichResult]:
-    """`enrich_records` for callers that already run an event loop."""
     items = list(records)
     cache = EnrichCache(cache_path)
     limit = asyncio.Semaphore(max(1, concurrency))
