@@ -2,7 +2,6 @@
 # out, through the real extract stage (never mocked), then through index + store.
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,6 +15,7 @@ from errdex.extract.cache import FactsCache
 from errdex.index import index_source
 from errdex.model import ErrorSite, Explanation, Input, Snapshot
 from errdex.store import open_store
+from tests.conftest import write_tree
 
 CONFIG = '''
 from dataclasses import dataclass
@@ -52,11 +52,7 @@ def explain_package(
     tmp_path: Path, files: dict[str, str], *, repo_url: str | None = None
 ) -> dict[str, ErrorSite]:
     """Write `files` under tmp_path/pkg_root, extract and explain; sites by title."""
-    root = tmp_path / "pkg_root"
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
+    root = write_tree(tmp_path / "pkg_root", files)
     snapshot = Snapshot(
         package="pkg",
         version="1.2.3",
