@@ -3,14 +3,16 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Every dev tool and dependency pinned; change a pin here and the next make reinstalls.
+CONSTRAINTS := constraints.txt
 SEED := encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)
 
 .PHONY: run test bench lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) --upgrade pip
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[dev]'
 	touch $(STAMP)
 
 run: $(STAMP)
