@@ -97,7 +97,8 @@ def _render(rec: dict[str, Any], rng: random.Random) -> str:
 
 
 def _literals(rec: dict[str, Any]) -> list[str]:
-    out, buf = [], []
+    out: list[str] = []
+    buf: list[str] = []
     for part in rec["message"]["parts"]:
         if "hole" in part:
             out.append("".join(buf))

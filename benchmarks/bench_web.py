@@ -87,11 +87,20 @@ def workload(rng: random.Random) -> dict[str, list[Callable[[httpx.Client], http
     return {
         # The anchor: the same server and middleware answering a small static file.
         ANCHOR: [lambda c: c.get("/static/style.css")] * REQUESTS,
-        "error page (HTML)": [lambda c, i=r["id"]: c.get(f"/errors/{i}") for r in sample],
-        "GET /api/errors/{id}": [lambda c, i=r["id"]: c.get(f"/api/errors/{i}") for r in sample],
-        "GET /api/search": [lambda c, q=q: c.get("/api/search", params={"q": q}) for q in queries],
-        "POST /api/match": [lambda c, t=t: c.post("/api/match", json={"text": t}) for t in texts],
+        "error page (HTML)": [_get(f"/errors/{r['id']}") for r in sample],
+        "GET /api/errors/{id}": [_get(f"/api/errors/{r['id']}") for r in sample],
+        "GET /api/search": [_get("/api/search", params={"q": q}) for q in queries],
+        "POST /api/match": [_post("/api/match", json={"text": t}) for t in texts],
     }
+
+
+def _get(url: str, **kwargs: Any) -> Callable[[httpx.Client], httpx.Response]:
+    """One GET, its arguments bound now (a lambda's default arguments, typed)."""
+    return lambda c: c.get(url, **kwargs)
+
+
+def _post(url: str, **kwargs: Any) -> Callable[[httpx.Client], httpx.Response]:
+    return lambda c: c.post(url, **kwargs)
 
 
 ANCHOR = "anchor: GET /static/style.css"
