@@ -28,11 +28,14 @@ lint: $(STAMP)
 typecheck-tests: $(STAMP)
 	$(BIN)/mypy -p tests
 
+# pytest's exit 5 (no test collected) fails unless NO_TESTS_OK is set, as .ci/run sets it.
 test: lint
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q || { rc=$$?; \
+	  if [ $$rc -eq 5 ] && [ -n "$(NO_TESTS_OK)" ]; then echo "pytest collected no tests"; \
+	  else exit $$rc; fi; }
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist
