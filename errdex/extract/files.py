@@ -47,11 +47,22 @@ def _walk(folder: str, rel: str) -> Iterator[str]:
             yield prefix + name
 
 
+def is_package_init(path: str) -> bool:
+    """True when the relative path is a package's `__init__.py` (its module is the package)."""
+    return path.rpartition("/")[2] == "__init__.py"
+
+
 def module_name(path: str) -> str:
-    """Dotted module of a relative path: "src/pkg/a/__init__.py" -> "pkg.a"."""
+    """Dotted module of a relative path: "src/pkg/a/__init__.py" -> "pkg.a".
+
+    The one place a path becomes a module name. A leading `src/` is not part of the
+    name; the `__init__.py` at the top of a tree that is itself a package names no
+    module relative to that tree, so it gives "" (callers that show it fall back to
+    the path).
+    """
     parts = path.removesuffix(".py").split("/")
     if parts[0] == "src" and len(parts) > 1:
         parts = parts[1:]
-    if parts[-1] == "__init__":
+    if is_package_init(path):
         parts = parts[:-1]
     return ".".join(parts)

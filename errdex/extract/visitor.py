@@ -20,6 +20,7 @@ from errdex.extract.facts import (
     MemberFact,
     RawSite,
 )
+from errdex.extract.files import is_package_init
 from errdex.extract.guards import GuardInfo, NameRef, exits, names_read
 from errdex.extract.members import (
     MESSAGE_PARAMS,
@@ -126,6 +127,8 @@ class FileVisitor:
         self.call_sites: list[CallSite] = []
         self.path = path
         self.module = module
+        # the package relative imports start from: a package's __init__ is the package
+        self.package = module if is_package_init(path) else module.rpartition(".")[0]
         self.strict = strict
         self.lines = source.split("\n")
         self.render = source_renderer(self.lines)
@@ -160,31 +163,39 @@ class FileVisitor:
         )
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
-        package = (
-            self.module if self.path.endswith("__init__.py") else self.module.rpartition(".")[0]
-        )
+        """The names a module body binds by import, under `if` and `try` as well."""
         for stmt in body:
-            if isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    if alias.asname:
-                        self.imports[alias.asname] = alias.name
-                    else:
-                        head = alias.name.split(".")[0]
-                        self.imports[head] = head
-            elif isinstance(stmt, ast.ImportFrom):
-                base = stmt.module or ""
-                if stmt.level:
-                    parts = package.split(".")
-                    keep = parts[: len(parts) - (stmt.level - 1)] if stmt.level > 1 else parts
-                    base = ".".join([*keep, base] if base else keep)
-                for alias in stmt.names:
-                    if alias.name != "*":
-                        self.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
-            elif isinstance(stmt, ast.If | ast.Try):
-                self._collect_imports(stmt.body)
-                for handler in getattr(stmt, "handlers", []):
-                    self._collect_imports(handler.body)
-                self._collect_imports(stmt.orelse)
+            rule = getattr(self, "imports_" + type(stmt).__name__, None)
+            if rule is not None:  # any other statement binds no imported name we follow
+                rule(stmt)
+
+    def imports_Import(self, stmt: ast.Import) -> None:
+        for alias in stmt.names:
+            if alias.asname:
+                self.imports[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                self.imports[head] = head
+
+    def imports_ImportFrom(self, stmt: ast.ImportFrom) -> None:
+        base = stmt.module or ""
+        if stmt.level:
+            parts = self.package.split(".")
+            keep = parts[: len(parts) - (stmt.level - 1)] if stmt.level > 1 else parts
+            base = ".".join([*keep, base] if base else keep)
+        for alias in stmt.names:
+            if alias.name != "*":
+                self.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
+
+    def imports_If(self, stmt: ast.If) -> None:
+        self._collect_imports(stmt.body)
+        self._collect_imports(stmt.orelse)
+
+    def imports_Try(self, stmt: ast.Try) -> None:
+        self._collect_imports(stmt.body)
+        for handler in stmt.handlers:
+            self._collect_imports(handler.body)
+        self._collect_imports(stmt.orelse)
 
     def guard_info(
         self, kind: GuardKind, node: ast.AST, negated: bool, line: int, shape: str = "test"
@@ -202,6 +213,7 @@ class FileVisitor:
                 method(stmt, block, scope)
             elif kind not in _LEAVES and self.strict:
                 raise UnknownStatement(f"{self.path}:{stmt.lineno}: no rule for {kind}")
+            # else: a leaf, or (outside strict mode) new syntax, skipped with what it holds
         return exits(stmts)
 
     def _guarded(self, block: _Block, guard: GuardInfo) -> _Block:
