@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Any
 
 from errdex.extract.facts import MemberFact
 from errdex.extract.render import Render, unparse
@@ -79,45 +81,14 @@ def class_members(node: ast.ClassDef, render: Render = unparse) -> list[MemberFa
     members: dict[str, MemberFact] = {}
     body = node.body
     for index, stmt in enumerate(body):
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            default, described = (
-                (None, None) if stmt.value is None else _field_default(stmt.value, render)
-            )
-            members[stmt.target.id] = MemberFact(
-                name=stmt.target.id,
-                kind="field",
-                type=render(stmt.annotation),
-                default=default,
-                doc=string_after(body, index) or described,
-                line=stmt.lineno,
-            )
-        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target = stmt.targets[0]
-            if isinstance(target, ast.Name):
-                default, described = _field_default(stmt.value, render)
-                members[target.id] = MemberFact(
-                    name=target.id,
-                    kind="attribute",
-                    type=None,
-                    default=default,
-                    doc=string_after(body, index) or described,
-                    line=stmt.lineno,
-                )
-        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _is_property(
-            stmt, render
-        ):
-            doc = ast.get_docstring(stmt)
-            members.setdefault(
-                stmt.name,
-                MemberFact(
-                    name=stmt.name,
-                    kind="property",
-                    type=None if stmt.returns is None else render(stmt.returns),
-                    default=None,
-                    doc=None if doc is None else clean_doc(doc),
-                    line=stmt.lineno,
-                ),
-            )
+        rule = _CLASS_BODY.get(type(stmt).__name__)
+        member = None if rule is None else rule(stmt, body, index, render)
+        if member is None:
+            continue  # any other statement (methods, nested classes, ...) sets nothing
+        if member.kind == "property":  # a field or attribute of the same name wins
+            members.setdefault(member.name, member)
+        else:
+            members[member.name] = member
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name in ("__init__", "__post_init__"):
             for name, member in _instance_attributes(stmt, render).items():
@@ -125,23 +96,104 @@ def class_members(node: ast.ClassDef, render: Render = unparse) -> list[MemberFa
     return list(members.values())
 
 
+def _field(
+    stmt: ast.AnnAssign, body: list[ast.stmt], index: int, render: Render
+) -> MemberFact | None:
+    """`name: type [= default]` in a class body: a field."""
+    if not isinstance(stmt.target, ast.Name):
+        return None
+    default, described = (None, None) if stmt.value is None else _field_default(stmt.value, render)
+    return MemberFact(
+        name=stmt.target.id,
+        kind="field",
+        type=render(stmt.annotation),
+        default=default,
+        doc=string_after(body, index) or described,
+        line=stmt.lineno,
+    )
+
+
+def _class_attribute(
+    stmt: ast.Assign, body: list[ast.stmt], index: int, render: Render
+) -> MemberFact | None:
+    """`name = value` in a class body: an attribute without a declared type."""
+    if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+        return None
+    default, described = _field_default(stmt.value, render)
+    return MemberFact(
+        name=stmt.targets[0].id,
+        kind="attribute",
+        type=None,
+        default=default,
+        doc=string_after(body, index) or described,
+        line=stmt.lineno,
+    )
+
+
+def _property(
+    stmt: ast.FunctionDef | ast.AsyncFunctionDef, body: list[ast.stmt], index: int, render: Render
+) -> MemberFact | None:
+    """A method decorated as a property; other methods are not members."""
+    if not _is_property(stmt, render):
+        return None
+    doc = ast.get_docstring(stmt)
+    return MemberFact(
+        name=stmt.name,
+        kind="property",
+        type=None if stmt.returns is None else render(stmt.returns),
+        default=None,
+        doc=None if doc is None else clean_doc(doc),
+        line=stmt.lineno,
+    )
+
+
+# What each kind of statement in a class body declares, by node type name.
+_CLASS_BODY: dict[str, Callable[[Any, list[ast.stmt], int, Render], MemberFact | None]] = {
+    "AnnAssign": _field,
+    "Assign": _class_attribute,
+    "FunctionDef": _property,
+    "AsyncFunctionDef": _property,
+}
+
+
+# A one-target assignment as (target, annotation, value).
+Assigned = tuple[ast.expr, ast.expr | None, ast.expr | None]
+
+
+def _assigned(stmt: ast.stmt) -> Assigned | None:
+    """(target, annotation, value) of a one-target assignment, else None."""
+    rule = _ASSIGNMENTS.get(type(stmt).__name__)
+    return None if rule is None else rule(stmt)  # other statements assign nothing
+
+
+def _plain_assignment(stmt: ast.Assign) -> Assigned | None:
+    return (stmt.targets[0], None, stmt.value) if len(stmt.targets) == 1 else None
+
+
+def _annotated_assignment(stmt: ast.AnnAssign) -> Assigned:
+    return stmt.target, stmt.annotation, stmt.value
+
+
+_ASSIGNMENTS: dict[str, Callable[[Any], Assigned | None]] = {
+    "Assign": _plain_assignment,
+    "AnnAssign": _annotated_assignment,
+}
+
+
 def _instance_attributes(init: ast.FunctionDef, render: Render) -> dict[str, MemberFact]:
     found: dict[str, MemberFact] = {}
     body = init.body
     for index, stmt in enumerate(body):
-        target: ast.expr | None = None
-        annotation: ast.expr | None = None
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target = stmt.targets[0]
-        elif isinstance(stmt, ast.AnnAssign):
-            target, annotation = stmt.target, stmt.annotation
+        assigned = _assigned(stmt)
+        if assigned is None:
+            continue
+        target, annotation, value = assigned
         if (
             isinstance(target, ast.Attribute)
             and isinstance(target.value, ast.Name)
             and target.value.id == "self"
             and target.attr not in found
         ):
-            value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
             found[target.attr] = MemberFact(
                 name=target.attr,
                 kind="attribute",
@@ -185,13 +237,10 @@ def module_constants(tree: ast.Module, render: Render = unparse) -> list[MemberF
     out: list[MemberFact] = []
     body = tree.body
     for index, stmt in enumerate(body):
-        target: ast.expr | None = None
-        annotation: ast.expr | None = None
-        value: ast.expr | None = None
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target, value = stmt.targets[0], stmt.value
-        elif isinstance(stmt, ast.AnnAssign):
-            target, annotation, value = stmt.target, stmt.annotation, stmt.value
+        assigned = _assigned(stmt)
+        if assigned is None:
+            continue
+        target, annotation, value = assigned
         if isinstance(target, ast.Name) and target.id.lstrip("_").isupper():
             out.append(
                 MemberFact(
