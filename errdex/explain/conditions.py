@@ -69,35 +69,71 @@ def parse_test(test: str) -> ast.expr | None:
 
 def clauses(node: ast.expr, inputs: Inputs, *, holds: bool = True) -> list[Clause]:
     """The top-level conjuncts of `node` (or of its negation when `holds` is False)."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+    split = _SPLIT.get(type(node).__name__)
+    found = None if split is None else split(node, inputs, holds)
+    return [say(node, inputs, holds)] if found is None else found
+
+
+def _split_not(node: ast.UnaryOp, inputs: Inputs, holds: bool) -> list[Clause] | None:
+    """`not x` splits as `x` with `holds` turned over."""
+    if isinstance(node.op, ast.Not):
         return clauses(node.operand, inputs, holds=not holds)
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) == holds:
-        out: list[Clause] = []
-        for value in node.values:
-            out.extend(clauses(value, inputs, holds=holds))
-        return out
-    if isinstance(node, ast.Compare) and len(node.ops) > 1:
-        left = node.left
-        pairs: list[Clause] = []
-        for op, right in zip(node.ops, node.comparators, strict=True):
-            pairs.append(say(ast.Compare(left=left, ops=[op], comparators=[right]), inputs, holds))
-            left = right
-        return pairs if holds else [_joined(pairs, "or")]
-    return [say(node, inputs, holds)]
+    return None
+
+
+def _split_bool(node: ast.BoolOp, inputs: Inputs, holds: bool) -> list[Clause] | None:
+    """`a and b` holding (or `a or b` failing) is one conjunct per operand."""
+    if isinstance(node.op, ast.And) != holds:
+        return None
+    out: list[Clause] = []
+    for value in node.values:
+        out.extend(clauses(value, inputs, holds=holds))
+    return out
+
+
+def _split_chain(node: ast.Compare, inputs: Inputs, holds: bool) -> list[Clause] | None:
+    """`a < b < c` is `a < b` and `b < c`; failing, it is one clause of the two or-ed."""
+    if len(node.ops) < 2:
+        return None
+    left = node.left
+    pairs: list[Clause] = []
+    for op, right in zip(node.ops, node.comparators, strict=True):
+        pairs.append(say(ast.Compare(left=left, ops=[op], comparators=[right]), inputs, holds))
+        left = right
+    return pairs if holds else [_joined(pairs, "or")]
+
+
+# Expressions that may be more than one conjunct, by node type name; any other
+# expression (and these when they do not split) is a single clause.
+_SPLIT: dict[str, Callable[[Any, Inputs, bool], list[Clause] | None]] = {
+    "UnaryOp": _split_not,
+    "BoolOp": _split_bool,
+    "Compare": _split_chain,
+}
 
 
 def say(node: ast.expr, inputs: Inputs, holds: bool = True) -> Clause:
     """One clause for `node` being true (or false when `holds` is False)."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return say(node.operand, inputs, not holds)
-    if isinstance(node, ast.BoolOp):
-        conj = isinstance(node.op, ast.And) == holds
-        parts = [say(v, inputs, holds) for v in node.values]
-        return _joined(parts, "and" if conj else "or")
-    if isinstance(node, ast.Compare) and len(node.ops) > 1:
-        return _joined(clauses(node, inputs, holds=holds), "and" if holds else "or")
-    handler = _SAY.get(type(node).__name__, _truthy)
+    handler = _SAY.get(type(node).__name__, _truthy)  # any other expression: its truth
     return handler(node, inputs, holds)
+
+
+def _say_unary(node: ast.UnaryOp, inputs: Inputs, holds: bool) -> Clause:
+    if isinstance(node.op, ast.Not):
+        return say(node.operand, inputs, not holds)
+    return _truthy(node, inputs, holds)  # `-x`, `~x`: read for their truth value
+
+
+def _say_bool(node: ast.BoolOp, inputs: Inputs, holds: bool) -> Clause:
+    conj = isinstance(node.op, ast.And) == holds
+    parts = [say(v, inputs, holds) for v in node.values]
+    return _joined(parts, "and" if conj else "or")
+
+
+def _say_compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
+    if len(node.ops) > 1:
+        return _joined(clauses(node, inputs, holds=holds), "and" if holds else "or")
+    return _compare(node, inputs, holds)
 
 
 def _joined(parts: list[Clause], word: str) -> Clause:
@@ -174,6 +210,23 @@ def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
     subject = _subject(left, inputs)
     name, value = code(left), _value(right)
     bound = value if isinstance(right, ast.Constant) else None
+    text, noun, fix = _comparison_phrase(op, right, name, value)
+    return Clause(
+        text=f"{name} {text}",
+        subject=subject,
+        noun=noun,
+        fix=fix if subject is not None else None,
+        bound=bound,
+        at_default=_at_default(subject, op, right),
+    )
+
+
+def _comparison_phrase(
+    op: type[ast.cmpop], right: ast.expr, name: str, value: str
+) -> tuple[str, str, str]:
+    """(clause, noun phrase, fix) for `name <op> right`, `value` being `right` in prose.
+
+    One table of all ten operators, so the three wordings of each stay side by side."""
     listing = _listing(right)
     zero = isinstance(right, ast.Constant) and right.value == 0 and right.value is not False
     phrase: dict[type[ast.cmpop], tuple[str, str, str]] = {
@@ -235,21 +288,11 @@ def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
             else f"Set {name} to one of the values in {value}",
         ),
     }
-    text, noun, fix = phrase[op]
     if op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is True:
-        text, noun = "is true", f"{name} turned on"
-        fix = f"Turn {name} off (False)"
-    elif op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is False:
-        text, noun = "is false", f"{name} turned off"
-        fix = f"Turn {name} on (True)"
-    return Clause(
-        text=f"{name} {text}",
-        subject=subject,
-        noun=noun,
-        fix=fix if subject is not None else None,
-        bound=bound,
-        at_default=_at_default(subject, op, right),
-    )
+        return "is true", f"{name} turned on", f"Turn {name} off (False)"
+    if op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is False:
+        return "is false", f"{name} turned off", f"Turn {name} on (True)"
+    return phrase[op]
 
 
 _APPLY: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
@@ -329,47 +372,10 @@ def _call_name(node: ast.Call) -> str:
 
 def _call(node: ast.Call, inputs: Inputs, holds: bool) -> Clause:
     name = _call_name(node)
-    args = node.args
-    if name == "isinstance" and len(args) == 2:
-        kinds = _listing(args[1]) or code(args[1])
-        kinds = kinds.replace("'", "")
-        target = code(args[0])
-        subject = _subject(args[0], inputs)
-        if holds:
-            return Clause(
-                text=f"{target} is of type {kinds}",
-                subject=subject,
-                noun=f"a {target} of type {kinds}",
-                fix=f"Pass {target} as something other than {kinds}" if subject else None,
-            )
-        return Clause(
-            text=f"{target} is not of type {kinds}",
-            subject=subject,
-            noun=f"a {target} that is not of type {kinds}",
-            fix=f"Pass a value of type {kinds} as {target}" if subject else None,
-        )
-    if name in ("hasattr", "getattr") and len(args) >= 2:
-        attr = _value(args[1])
-        verb = "has" if holds else "has no"
-        return Clause(text=f"{code(args[0])} {verb} attribute {attr}")
-    if name in ("any", "all") and len(args) == 1:
-        inner = args[0]
-        body = code(inner)
-        if isinstance(inner, ast.GeneratorExp | ast.ListComp) and len(inner.generators) == 1:
-            gen = inner.generators[0]
-            body = f"{code(gen.iter)} (checking {code(inner.elt)})"
-        if name == "any":
-            text = f"some item of {body} passes" if holds else f"no item of {body} passes"
-        else:
-            text = f"every item of {body} passes" if holds else f"some item of {body} fails"
-        return Clause(text=text)
-    if name in ("startswith", "endswith") and isinstance(node.func, ast.Attribute) and args:
-        verb = "starts" if name == "startswith" else "ends"
-        target = code(node.func.value)
-        text = f"{target} {verb} with {_value(args[0])}"
-        if not holds:
-            text = f"{target} does not {verb[:-1]} with {_value(args[0])}"
-        return Clause(text=text, subject=_subject(node.func.value, inputs))
+    special = _CALLS.get(name)
+    found = None if special is None else special(node, name, inputs, holds)
+    if found is not None:
+        return found
     platform = _platform(name)
     shown = code(node)
     if platform is not None:
@@ -377,6 +383,77 @@ def _call(node: ast.Call, inputs: Inputs, holds: bool) -> Clause:
         return Clause(text=f"{text} ({shown})", platform=platform, on_platform=holds, call=name)
     text = f"{shown} returns true" if holds else f"{shown} returns false"
     return Clause(text=text, call=name)
+
+
+def _isinstance(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | None:
+    args = node.args
+    if len(args) != 2:
+        return None
+    kinds = _listing(args[1]) or code(args[1])
+    kinds = kinds.replace("'", "")
+    target = code(args[0])
+    subject = _subject(args[0], inputs)
+    if holds:
+        return Clause(
+            text=f"{target} is of type {kinds}",
+            subject=subject,
+            noun=f"a {target} of type {kinds}",
+            fix=f"Pass {target} as something other than {kinds}" if subject else None,
+        )
+    return Clause(
+        text=f"{target} is not of type {kinds}",
+        subject=subject,
+        noun=f"a {target} that is not of type {kinds}",
+        fix=f"Pass a value of type {kinds} as {target}" if subject else None,
+    )
+
+
+def _hasattr(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | None:
+    args = node.args
+    if len(args) < 2:
+        return None
+    attr = _value(args[1])
+    verb = "has" if holds else "has no"
+    return Clause(text=f"{code(args[0])} {verb} attribute {attr}")
+
+
+def _any_all(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | None:
+    if len(node.args) != 1:
+        return None
+    inner = node.args[0]
+    body = code(inner)
+    if isinstance(inner, ast.GeneratorExp | ast.ListComp) and len(inner.generators) == 1:
+        gen = inner.generators[0]
+        body = f"{code(gen.iter)} (checking {code(inner.elt)})"
+    if name == "any":
+        text = f"some item of {body} passes" if holds else f"no item of {body} passes"
+    else:
+        text = f"every item of {body} passes" if holds else f"some item of {body} fails"
+    return Clause(text=text)
+
+
+def _affix(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | None:
+    if not isinstance(node.func, ast.Attribute) or not node.args:
+        return None
+    verb = "starts" if name == "startswith" else "ends"
+    target = code(node.func.value)
+    text = f"{target} {verb} with {_value(node.args[0])}"
+    if not holds:
+        text = f"{target} does not {verb[:-1]} with {_value(node.args[0])}"
+    return Clause(text=text, subject=_subject(node.func.value, inputs))
+
+
+# Calls said in their own words, by the name called; None from one (the wrong number
+# of arguments, say) and any other call is said as "`f(x)` returns true".
+_CALLS: dict[str, Callable[[ast.Call, str, Inputs, bool], Clause | None]] = {
+    "isinstance": _isinstance,
+    "hasattr": _hasattr,
+    "getattr": _hasattr,
+    "any": _any_all,
+    "all": _any_all,
+    "startswith": _affix,
+    "endswith": _affix,
+}
 
 
 def _platform(name: str) -> str | None:
@@ -409,8 +486,11 @@ def _truthy(node: ast.expr, inputs: Inputs, holds: bool) -> Clause:
     )
 
 
+# How each kind of expression is said, by node type name; see `say` for the rest.
 _SAY: dict[str, Callable[[Any, Inputs, bool], Clause]] = {
-    "Compare": _compare,
+    "UnaryOp": _say_unary,
+    "BoolOp": _say_bool,
+    "Compare": _say_compare,
     "Call": _call,
 }
 
