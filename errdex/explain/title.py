@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from errdex.model import ErrorSite, Hole, Message
 
@@ -19,25 +20,34 @@ _COMMA = re.compile(r",\s")
 def hole_name(expr: str) -> str:
     """A readable name for a hole: `self.backend` -> backend, `len(xs)` -> len(xs)."""
     try:
-        node = ast.parse(expr, mode="eval").body
+        node: ast.expr | str = ast.parse(expr, mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
         return "value"
-    while True:
-        if isinstance(node, ast.Attribute):
-            return node.attr
-        if isinstance(node, ast.Name):
-            return node.id
-        if isinstance(node, ast.Subscript):
-            node = node.value
-            continue
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name) and node.func.id in ("type", "len", "repr", "str"):
-                inner = node.args[0] if node.args else None
-                if inner is not None and isinstance(inner, ast.Name | ast.Attribute):
-                    return f"{node.func.id}({hole_name(ast.unparse(inner))})"
-            node = node.func
-            continue
-        return "value"
+    while not isinstance(node, str):
+        step = _NAME_STEP.get(type(node).__name__)
+        if step is None:
+            return "value"  # a literal, an operation, ...: nothing names it
+        node = step(node)
+    return node
+
+
+def _call_name(node: ast.Call) -> ast.expr | str:
+    """`len(xs)` (and type, repr, str of a name) keeps the call; else the function's name."""
+    if isinstance(node.func, ast.Name) and node.func.id in ("type", "len", "repr", "str"):
+        inner = node.args[0] if node.args else None
+        if inner is not None and isinstance(inner, ast.Name | ast.Attribute):
+            return f"{node.func.id}({hole_name(ast.unparse(inner))})"
+    return node.func
+
+
+# One step towards a hole's name, by node type name: the name itself, or the part of
+# the expression to look at next.
+_NAME_STEP: dict[str, Callable[[Any], ast.expr | str]] = {
+    "Attribute": lambda node: node.attr,
+    "Name": lambda node: node.id,
+    "Subscript": lambda node: node.value,
+    "Call": _call_name,
+}
 
 
 @lru_cache(maxsize=8192)
