@@ -6,7 +6,7 @@ from __future__ import annotations
 from errdex.explain.analysis import Analysis
 from errdex.explain.catalog import Catalog
 from errdex.explain.conditions import join_and
-from errdex.explain.where import module_of
+from errdex.extract.files import module_name
 
 _NOT_IMPLEMENTED = ("NotImplementedError",)
 _IMPORT = ("ImportError", "ModuleNotFoundError")
@@ -24,7 +24,8 @@ def component(analysis: Analysis, catalog: Catalog) -> str:
             return f"{name} ({doc})"
         return name
     function = analysis.site.location.function
-    module = module_of(analysis.site.location.file)
+    file = analysis.site.location.file
+    module = module_name(file) or file  # a tree's own root __init__.py names no module
     if function == "<module>":
         return f"the module `{module}`"
     return f"`{function}()` in `{module}`"
