@@ -18,7 +18,8 @@ MAX_READ = 1 << 20  # metadata files are small; a huge one is not worth reading 
 
 # Project-URL labels that name the code, best first (compared lower-cased, without spaces)
 SOURCE_LABELS = ("source", "sourcecode", "repository", "code", "github", "git", "homepage")
-FORGES = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
+GITHUB_HOST = "github.com"
+FORGES = (GITHUB_HOST, "gitlab.com", "bitbucket.org", "codeberg.org")
 # GitHub paths whose first segment is not an owner
 GITHUB_RESERVED = {"sponsors", "orgs", "apps", "marketplace", "features", "topics", "users"}
 
@@ -52,6 +53,15 @@ def _read(path: Path) -> str | None:
 
 # -- repository URLs ----------------------------------------------------------------------
 
+GITHUB = f"https://{GITHUB_HOST}/"  # how every GitHub repository URL we keep begins
+
+
+def is_github_url(url: str | None) -> bool:
+    """True when `url` is a repository on GitHub as normalize_repo_url writes it
+    (`https://github.com/OWNER/NAME`); the one test for links only GitHub has."""
+    return url is not None and url.startswith(GITHUB)
+
+
 _SCP = re.compile(r"^[\w.-]+@([\w.-]+):(?!//)(.+)$")  # git@github.com:owner/name.git
 
 
@@ -76,11 +86,11 @@ def normalize_repo_url(url: str) -> str | None:
         host, path = parts.hostname.lower(), parts.path
     host = host.removeprefix("www.")
     segments = [segment for segment in path.split("/") if segment]
-    if host == "github.com":
+    if host == GITHUB_HOST:
         if len(segments) < 2 or segments[0].lower() in GITHUB_RESERVED:
             return None
         owner, name = segments[0], segments[1].removesuffix(".git")
-        return f"https://github.com/{owner}/{name}" if name else None
+        return f"{GITHUB}{owner}/{name}" if name else None
     if not segments:
         return None
     segments[-1] = segments[-1].removesuffix(".git")
@@ -102,7 +112,7 @@ def pick_repo_url(urls: Iterable[tuple[str, str]]) -> str | None:
         key = re.sub(r"[\s_-]+", "", label).lower()
         label_rank = SOURCE_LABELS.index(key) if key in SOURCE_LABELS else len(SOURCE_LABELS)
         host = urlsplit(url).hostname or ""
-        if host == "github.com":
+        if is_github_url(url):
             tier = 0
         elif host in FORGES:
             tier = 1
