@@ -20,7 +20,6 @@ from errdex.errors import NetworkError, NotFoundError, SourceError, UnsafeArchiv
 from errdex.sources.archive import Limits, safe_relpath
 from errdex.sources.cache import materialise
 
-_ENV = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C"}
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 
@@ -36,11 +35,17 @@ class GitTree:
     describe: str | None  # `git describe --tags --long`, if a tag is reachable
 
 
+def _git_env() -> dict[str, str]:
+    """The environment git runs in: the current one, read at each call (so a change to
+    os.environ after import counts), with prompts off and messages in English."""
+    return {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "LC_ALL": "C"}
+
+
 def run_git(args: list[str], cwd: Path | None = None, *, check: bool = True) -> str:
     """Run git and return its stdout, stripped. Raises SourceError when git fails."""
     try:
         done = subprocess.run(
-            ["git", *args], cwd=cwd, env=_ENV, capture_output=True, text=True, check=False
+            ["git", *args], cwd=cwd, env=_git_env(), capture_output=True, text=True, check=False
         )
     except FileNotFoundError as exc:
         raise SourceError("git is not installed; install git to index a git SOURCE") from exc
@@ -181,7 +186,7 @@ def write_tree(repo: Path, commit: str, target: Path, limits: Limits) -> None:
     """
     listing = subprocess.run(
         ["git", "ls-tree", "-r", "-z", "--long", "--full-tree", commit],
-        cwd=repo, env=_ENV, capture_output=True, check=True,
+        cwd=repo, env=_git_env(), capture_output=True, check=True,
     )  # fmt: skip
     blobs: list[tuple[str, str, int]] = []
     total = 0
@@ -206,7 +211,7 @@ def write_tree(repo: Path, commit: str, target: Path, limits: Limits) -> None:
         blobs.append((sha, rel, nbytes))
     with subprocess.Popen(
         ["git", "cat-file", "--batch"],
-        cwd=repo, env=_ENV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        cwd=repo, env=_git_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
     ) as proc:  # fmt: skip
         assert proc.stdin is not None and proc.stdout is not None
         for sha, rel, nbytes in blobs:
