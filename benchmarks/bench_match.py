@@ -18,9 +18,10 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-from errdex import sources
+from errdex import codec, sources
 from errdex.index import index_source
 from errdex.match import Matcher
+from errdex.model import StoredSnapshot
 from errdex.sources.cache import cache_root
 from errdex.store import Store, open_store
 
@@ -55,14 +56,14 @@ TARGET_SITES = 50_000
 _WORDS = ["tvm", "foo", "bar_baz", "Qwen/Qwen2-7B", "cuda:0", "float16", "/tmp/x.json", "None"]
 
 
-def _ensure_index(store: Store, packages: list[str]) -> list[dict[str, Any]]:
+def _ensure_index(store: Store, packages: list[str]) -> list[StoredSnapshot]:
     """Index packages until the store holds TARGET_SITES sites; return the snapshots."""
-    total = sum(s["sites"] for s in store.snapshots())
+    total = sum(s.sites for s in store.snapshots())
     for spec in packages:
         if total >= TARGET_SITES:
             break
         name = spec.split("==")[0]
-        if any(s["package"].replace("-", "_") == name.replace("-", "_") for s in store.snapshots()):
+        if any(s.package.replace("-", "_") == name.replace("-", "_") for s in store.snapshots()):
             continue
         started = time.perf_counter()
         result = index_source(f"pypi:{spec}", store)
@@ -132,18 +133,19 @@ def main(argv: list[str] | None = None) -> int:
     store = open_store(args.db)
     snapshots = _ensure_index(store, PACKAGES)
     started = time.perf_counter()
-    records = list(store.iter_records(version="*"))
+    stored = list(store.iter_records(version="*"))
     load_s = time.perf_counter() - started
+    records = [codec.record_to_json(r) for r in stored]
 
     build_times = []
     matcher: Matcher | None = None
     for _ in range(args.runs):
         started = time.perf_counter()
-        matcher = Matcher.build(records)
+        matcher = Matcher.build(stored)
         build_times.append(time.perf_counter() - started)
     assert matcher is not None
     tracemalloc.start()
-    kept = Matcher.build(records)
+    kept = Matcher.build(stored)
     matcher_bytes = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     del kept
@@ -172,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     # The anchor: rg -F of the longest literal fragment over every indexed source tree.
     roots = []
     for snap in snapshots:
-        snapshot = sources.resolve(snap["source"], cache_dir=cache_root())
+        snapshot = sources.resolve(snap.source, cache_dir=cache_root())
         roots += [str(snapshot.root / p) for p in snapshot.code_paths] or [str(snapshot.root)]
     rg = shutil.which("rg")
     tool = (
@@ -203,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         f.stat().st_size for root in roots for f in Path(root).rglob("*.py") if f.is_file()
     )
 
-    sites = sum(s["sites"] for s in snapshots)
+    sites = sum(s.sites for s in snapshots)
     anchor = "rg -F" if rg else "grep -rF (ripgrep not installed)"
     med = statistics.median
     print(
@@ -211,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{matcher.sites:,} distinct sites; anchor: `{anchor}` over {len(roots)} source trees)"
     )
     print()
-    print(f"packages: {', '.join(s['package'] + ' ' + s['version'] for s in snapshots)}")
+    print(f"packages: {', '.join(s.package + ' ' + s.version for s in snapshots)}")
     print(
         f"runs: {args.runs} (medians shown); {len(queries)} matcher queries; "
         f"{len(rg_sample)} anchor queries; python {sys.version.split()[0]}, {os.cpu_count()} cpus"

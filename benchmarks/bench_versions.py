@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.common import median, save, table
+from errdex import codec
 from errdex.index import index_snapshot
 from errdex.sources import resolve
 from errdex.store import open_store
@@ -34,7 +35,7 @@ def main() -> None:
             def records(store_path: Path) -> list[str]:
                 store = open_store(store_path)
                 return [
-                    json.dumps(r, sort_keys=True)
+                    json.dumps(codec.record_to_json(r), sort_keys=True)
                     for r in store.iter_records(package="vllm", version="0.28.0")
                 ]
 

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from benchmarks.common import save, table
+from errdex import codec
 from errdex.index import index_source
 from errdex.store import open_store
 
@@ -53,7 +54,7 @@ def build_db() -> int:
     with open_store(DB) as store:
         for spec in PACKAGES:
             index_source(spec, store)
-        sites = sum(s["sites"] for s in store.snapshots())
+        sites = sum(s.sites for s in store.snapshots())
     if sites < MIN_SITES:
         raise SystemExit(f"the benchmark db has {sites:,} sites, fewer than {MIN_SITES:,}")
     return sites
@@ -69,7 +70,7 @@ def free_port() -> int:
 def workload(rng: random.Random) -> dict[str, list[Callable[[httpx.Client], httpx.Response]]]:
     """REQUESTS requests per endpoint, drawn once from the db with a fixed seed."""
     with open_store(DB) as store:
-        records = list(store.iter_records())
+        records = [codec.record_to_json(r) for r in store.iter_records()]
     sample = rng.sample(records, REQUESTS)
     words = [
         w for r in sample for w in re.findall(r"[a-z]{5,}", (r["message"] or {}).get("text", ""))

@@ -11,7 +11,7 @@ from errdex.explain.analysis import analyse
 from errdex.explain.catalog import Catalog
 from errdex.explain.solutions import solutions
 from errdex.extract import extract, scan
-from errdex.extract.cache import FactsCache
+from errdex.extract.cache import NoCache
 from errdex.sources import resolve
 
 SAMPLE = 10
@@ -19,7 +19,7 @@ SAMPLE = 10
 
 def main() -> None:
     snapshot = resolve("pypi:vllm==0.28.0")
-    cache = FactsCache(None)
+    cache = NoCache()
     extraction = extract(snapshot, scan(snapshot, cache), cache)
     started = time.perf_counter()
     sites = explain_sites(extraction, snapshot)

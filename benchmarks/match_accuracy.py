@@ -8,6 +8,7 @@ from pathlib import Path
 
 from benchmarks.bench_match import _literals, _render
 from benchmarks.common import save, table
+from errdex import codec
 from errdex.index import index_source
 from errdex.match import Matcher
 from errdex.store import open_store
@@ -19,9 +20,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         store = open_store(Path(scratch) / "errdex.sqlite")
         index_source("pypi:vllm==0.28.0", store)
-        records = [r for r in store.iter_records(package="vllm") if r["message"] is not None]
+        stored = [r for r in store.iter_records(package="vllm") if r.site.message is not None]
         store.close()
-    matcher = Matcher.build(records)
+    matcher = Matcher.build(stored)
+    records = [codec.record_to_json(r) for r in stored]
     rng = random.Random(SEED)
     hits = {"all": 0, "long": 0}
     totals = {"all": 0, "long": 0}

@@ -9,7 +9,7 @@ from collections import Counter
 
 from benchmarks.common import save, table
 from errdex.extract import extract, scan
-from errdex.extract.cache import FactsCache
+from errdex.extract.cache import NoCache
 from errdex.sources import resolve
 
 
@@ -40,7 +40,7 @@ def literals(node: ast.expr) -> list[str]:
 
 def main() -> None:
     snapshot = resolve("pypi:vllm==0.28.0")
-    cache = FactsCache(None)
+    cache = NoCache()
     sites = extract(snapshot, scan(snapshot, cache), cache).sites
     by_line: dict[tuple[str, int], list[str]] = {}
     for site in sites:

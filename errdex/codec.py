@@ -1,26 +1,49 @@
-# The one place where records become the JSON contract of DESIGN.md and back.
+# The one place where records become JSON and back: the site record of the contract
+# (docs/architecture.md), and every other shape a surface prints or serves (snapshots,
+# search hits, match answers, diffs, history, index summaries, model notes). Surfaces
+# write JSON only through `dumps`, so the CLI, the API and the export say it byte for byte
+# the same.
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from errdex.model import (
+    Change,
+    Enrichment,
     ErrorSite,
     ExceptionRef,
     Explanation,
     Guard,
     Hole,
+    IndexResult,
     Input,
+    LineageEvent,
     Location,
+    Match,
+    MatchResult,
     Message,
     Part,
+    Record,
+    SearchResult,
+    Segment,
+    SkippedFile,
     Snapshot,
     Snippet,
     SourcePos,
+    StoredSnapshot,
     TestRef,
     Text,
 )
 
 JSON = dict[str, Any]
+
+
+def dumps(value: Any) -> str:
+    """The JSON text of `value` as every surface writes it: compact, UTF-8 kept, one
+    trailing newline."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def source_url(repo_url: str | None, commit: str | None, file: str, line: int) -> str | None:
@@ -63,12 +86,51 @@ def _pos_to_json(pos: SourcePos | None) -> JSON | None:
 
 
 def site_to_json(site: ErrorSite, snapshot: Snapshot) -> JSON:
-    """Return the DESIGN.md JSON object of `site` as indexed in `snapshot`."""
+    """Return the contract's JSON object of `site` as indexed in `snapshot`."""
+    return _site_json(site, snapshot.package, snapshot.version, snapshot.repo_url, snapshot.commit)
+
+
+def record_to_json(record: Record) -> JSON:
+    """Return the contract's JSON object of a stored record: the site, plus `versions`
+    and `ai` when the store looked them up."""
+    data = _site_json(record.site, record.package, record.version, record.repo_url, record.commit)
+    if record.versions:
+        data["versions"] = list(record.versions)
+    if record.ai is not None:
+        data["ai"] = enrichment_to_json(record.ai)
+    return data
+
+
+def record_from_json(data: JSON) -> Record:
+    """Return the Record of a JSON object made by `site_to_json` or `record_to_json`."""
+    ai = data.get("ai")
+    return Record(
+        site=site_from_json(data),
+        package=data["package"]["name"],
+        version=data["package"]["version"],
+        repo_url=data["repo"]["url"],
+        commit=data["repo"]["commit"],
+        versions=tuple(data.get("versions", ())),
+        ai=None
+        if ai is None
+        else Enrichment(
+            site_id=data["id"],
+            model=ai["model"],
+            created=ai["created"],
+            text=ai["text"],
+            provenance=ai.get("provenance", "llm"),
+        ),
+    )
+
+
+def _site_json(
+    site: ErrorSite, package: str, version: str, repo_url: str | None, commit: str | None
+) -> JSON:
     loc = site.location
     record: JSON = {
         "id": site.id,
-        "package": {"name": snapshot.package, "version": snapshot.version},
-        "repo": {"url": snapshot.repo_url, "commit": snapshot.commit},
+        "package": {"name": package, "version": version},
+        "repo": {"url": repo_url, "commit": commit},
         "exception": {
             "name": site.exception.name,
             "qualname": site.exception.qualname,
@@ -81,7 +143,7 @@ def site_to_json(site: ErrorSite, snapshot: Snapshot) -> JSON:
             "line": loc.line,
             "end_line": loc.end_line,
             "function": loc.function,
-            "url": source_url(snapshot.repo_url, snapshot.commit, loc.file, loc.line),
+            "url": source_url(repo_url, commit, loc.file, loc.line),
         },
         "snippet": {"start_line": site.snippet.start_line, "lines": list(site.snippet.lines)},
         "guard": [
@@ -187,3 +249,159 @@ def explanation_from_json(data: JSON) -> Explanation:
         report_issue_url=data.get("report_issue_url"),
         provenance=body.get("provenance", "static"),
     )
+
+
+def enrichment_to_json(enrichment: Enrichment) -> JSON:
+    """The `ai` object shown next to a record's `explanation`."""
+    return {
+        "text": enrichment.text,
+        "model": enrichment.model,
+        "created": enrichment.created,
+        "provenance": enrichment.provenance,
+    }
+
+
+def skipped_to_json(skipped: Sequence[SkippedFile]) -> list[JSON]:
+    return [{"path": s.path, "reason": s.reason} for s in skipped]
+
+
+def snapshot_to_json(snapshot: StoredSnapshot) -> JSON:
+    """A stored snapshot: what was indexed, from where, and what indexing found."""
+    return {
+        "package": snapshot.package,
+        "version": snapshot.version,
+        "source": snapshot.source,
+        "repo_url": snapshot.repo_url,
+        "commit": snapshot.commit,
+        "date": snapshot.date,
+        "files": snapshot.files,
+        "sites": snapshot.sites,
+        "skipped": skipped_to_json(snapshot.skipped),
+        "indexed_at": snapshot.indexed_at,
+    }
+
+
+def index_result_to_json(result: IndexResult) -> JSON:
+    """The summary `errdex index --json` prints for one snapshot."""
+    snap = result.snapshot
+    return {
+        "package": snap.package,
+        "version": snap.version,
+        "repo": snap.repo_url,
+        "commit": snap.commit,
+        "files": result.files,
+        "parsed": result.parsed,
+        "sites": len(result.sites),
+        "unchanged": result.unchanged,
+        "skipped": skipped_to_json(result.skipped),
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def segments_to_json(segments: Sequence[Segment] | None) -> list[JSON] | None:
+    return None if segments is None else [{"text": s.text, "match": s.match} for s in segments]
+
+
+def search_to_json(result: SearchResult) -> JSON:
+    """{"total", "hits": [{"record", "score", "highlight"}]} of a store search."""
+    return {
+        "total": result.total,
+        "hits": [
+            {
+                "record": record_to_json(hit.record),
+                "score": hit.score,
+                "highlight": {k: segments_to_json(v) for k, v in hit.highlight.items()},
+            }
+            for hit in result.hits
+        ],
+    }
+
+
+def match_to_json(match: Match, *, closest: bool = False) -> JSON:
+    out: JSON = {
+        "id": match.id,
+        "package": match.package,
+        "version": match.version,
+        "file": match.file,
+        "line": match.line,
+        "function": match.function,
+        "exception": match.exception,
+        "template": match.template,
+        "score": match.score,
+        "exact": match.exact,
+        "values": dict(match.values),
+        "ambiguous": match.ambiguous,
+    }
+    if match.version_inferred is not None:
+        out["version_inferred"] = match.version_inferred
+    if match.exception_agrees is not None:
+        out["exception_agrees"] = match.exception_agrees
+    if match.note:
+        out["note"] = match.note
+    if closest:
+        out["label"] = match.label
+    return out
+
+
+def match_result_to_json(result: MatchResult) -> JSON:
+    """The contract's `errdex match --json` object: {"query", "matches", "closest"}."""
+    data: JSON = {
+        "query": result.query,
+        "matches": [match_to_json(m) for m in result.matches],
+        "closest": [match_to_json(m, closest=True) for m in result.closest],
+    }
+    if result.note:
+        data["note"] = result.note
+    return data
+
+
+def _brief(record: Record | None) -> JSON | None:
+    """The few fields that name one side of a change."""
+    if record is None:
+        return None
+    site = record.site
+    return {
+        "id": site.id,
+        "exception": site.exception.name,
+        "message": "" if site.message is None else site.message.text,
+        "file": site.location.file,
+        "line": site.location.line,
+        "function": site.location.function,
+    }
+
+
+def change_to_json(change: Change) -> JSON:
+    return {"kind": change.kind, "old": _brief(change.old), "new": _brief(change.new)}
+
+
+def diff_to_json(
+    old: tuple[str, str], new: tuple[str, str], counts: Mapping[str, int], changes: Sequence[Change]
+) -> JSON:
+    """`errdex diff --json`: both sides as (package, version), counts per kind, changes."""
+    return {
+        "old": {"package": old[0], "version": old[1]},
+        "new": {"package": new[0], "version": new[1]},
+        "summary": dict(counts),
+        "changes": [change_to_json(c) for c in changes],
+    }
+
+
+def history_to_json(record: Record, events: Sequence[LineageEvent]) -> JSON:
+    """`errdex history --json`: the versions an error is in, and how it came to be."""
+    versions = list(record.versions)
+    return {
+        "id": record.id,
+        "versions": versions,
+        "first_seen": versions[0] if versions else None,
+        "last_seen": versions[-1] if versions else None,
+        "history": [
+            {
+                "from": e.old_version,
+                "to": e.new_version,
+                "kind": e.kind,
+                "old": _brief(e.old),
+                "new": _brief(e.new),
+            }
+            for e in events
+        ],
+    }

@@ -1,5 +1,6 @@
 # errdex's own exceptions. Every one says what went wrong, with the offending value,
-# and how to fix it; the CLI prints them without a traceback.
+# and carries the facts as attributes; the surfaces (errdex.cli, errdex.web) word the
+# advice in their own terms (a flag, a URL) and print them without a traceback.
 #
 #   ErrdexError
 #   ├── SourceError        a SOURCE cannot be turned into a snapshot
@@ -8,8 +9,12 @@
 #   │   └── UnsafeArchiveError an archive tries to escape, links out or is too big
 #   ├── StoreError         the database cannot be opened, is too new, or is corrupt
 #   ├── ErrorNotFound      no error with that id (or message) in the store
+#   │   └── AmbiguousMessage   several errors have that message
 #   └── InputTooLarge      user text over the size cap
 from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
 
 
 class ErrdexError(Exception):
@@ -32,12 +37,30 @@ class UnsafeArchiveError(SourceError):
     """An archive member escapes the target, links outside it, or exceeds a cap."""
 
 
+class PathOutsideTree(SourceError):
+    """A code path given for a tree (absolute, or with `..`) leads outside it."""
+
+    def __init__(self, path: str, root: Path) -> None:
+        super().__init__(f"{path!r} leads outside {root}")
+        self.path = path
+        self.root = root
+
+
 class StoreError(ErrdexError):
     """The database cannot be used as it is."""
 
 
 class ErrorNotFound(ErrdexError):
     """No error site with the given id or message."""
+
+
+class AmbiguousMessage(ErrorNotFound):
+    """Several error sites have the message given; `ids` names them."""
+
+    def __init__(self, message: str, ids: Sequence[str]) -> None:
+        super().__init__(f"{len(ids)} errors have the message {message!r}")
+        self.message = message
+        self.ids = tuple(ids)
 
 
 class InputTooLarge(ErrdexError):

@@ -7,56 +7,45 @@ import difflib
 import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
-from errdex.codec import JSON
+from errdex.model import Change, ChangeKind, LineageEvent, Record
 from errdex.store import Store
 
-ChangeKind = Literal["added", "removed", "reworded", "retyped", "moved"]
+__all__ = ["diff_records", "lineage", "render_markdown", "render_text", "summary"]
 
 # Two messages this similar (difflib ratio) in one function are the same error reworded.
 REWORD_SIMILARITY = 0.6
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Change:
-    kind: ChangeKind
-    old: JSON | None  # the record in the older version (None when added)
-    new: JSON | None  # the record in the newer version (None when removed)
-
-    @property
-    def id(self) -> str:
-        record = self.new or self.old
-        assert record is not None
-        return str(record["id"])
+def _message(record: Record) -> str:
+    message = record.site.message
+    return "" if message is None else message.text
 
 
-def _message(record: JSON) -> str:
-    message = record.get("message")
-    return "" if message is None else str(message["text"])
+def _exception(record: Record) -> str:
+    return record.site.exception.name
 
 
-def _where(record: JSON) -> tuple[str, str]:
-    loc = record["location"]
-    return loc["file"], loc["function"]
+def _where(record: Record) -> tuple[str, str]:
+    loc = record.site.location
+    return loc.file, loc.function
 
 
-def _place(record: JSON) -> tuple[str, str]:
+def _place(record: Record) -> tuple[str, str]:
     """Where an error lives, ignoring a move into or out of a `src/` layout."""
     file, function = _where(record)
     return file.removeprefix("src/"), function
 
 
-def _guards(record: JSON) -> tuple[str, ...]:
-    return tuple(g["test"] for g in record.get("guard", ()) if g["kind"] != "early-exit")
+def _guards(record: Record) -> tuple[str, ...]:
+    return tuple(g.test for g in record.site.guard if g.kind != "early-exit")
 
 
-def _similarity(a: JSON, b: JSON) -> float:
+def _similarity(a: Record, b: Record) -> float:
     return difflib.SequenceMatcher(None, _message(a), _message(b), autojunk=False).ratio()
 
 
-def diff_records(old: Iterable[JSON], new: Iterable[JSON]) -> list[Change]:
+def diff_records(old: Iterable[Record], new: Iterable[Record]) -> list[Change]:
     """Changes from the `old` records to the `new` ones (two versions of one package).
 
     Ids already match errors that did not change. The rest is paired in passes, each
@@ -65,29 +54,29 @@ def diff_records(old: Iterable[JSON], new: Iterable[JSON]) -> list[Change]:
     same place with another class (retyped), a similar message of the same class in the
     same place (reworded). What is left is added or removed.
     """
-    old_by_id = {r["id"]: r for r in old}
-    new_by_id = {r["id"]: r for r in new}
+    old_by_id = {r.id: r for r in old}
+    new_by_id = {r.id: r for r in new}
     gone = [r for i, r in old_by_id.items() if i not in new_by_id]
     came = [r for i, r in new_by_id.items() if i not in old_by_id]
     changes: list[Change] = []
     taken: set[str] = set()
 
-    def best(record: JSON, candidates: Iterable[JSON]) -> JSON | None:
-        free = [c for c in candidates if c["id"] not in taken]
+    def best(record: Record, candidates: Iterable[Record]) -> Record | None:
+        free = [c for c in candidates if c.id not in taken]
         free.sort(key=lambda c: (_place(c) != _place(record), _guards(c) != _guards(record)))
         return free[0] if free else None
 
-    def pair(kind: ChangeKind, a: JSON, b: JSON) -> None:
+    def pair(kind: ChangeKind, a: Record, b: Record) -> None:
         changes.append(Change(kind=kind, old=a, new=b))
-        taken.update((a["id"], b["id"]))
+        taken.update((a.id, b.id))
 
-    by_text: dict[tuple[str, str], list[JSON]] = defaultdict(list)
-    by_place: dict[tuple[str, str], list[JSON]] = defaultdict(list)
+    by_text: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    by_place: dict[tuple[str, str], list[Record]] = defaultdict(list)
     for record in came:
-        by_text[(_message(record), record["exception"]["name"])].append(record)
+        by_text[(_message(record), _exception(record))].append(record)
         by_place[_place(record)].append(record)
     for record in gone:
-        key = (_message(record), record["exception"]["name"])
+        key = (_message(record), _exception(record))
         candidates = by_text.get(key, [])
         if not key[0]:  # no message to recognise it by: only where it is and what guards it
             candidates = [
@@ -99,7 +88,7 @@ def diff_records(old: Iterable[JSON], new: Iterable[JSON]) -> list[Change]:
         if match is not None:
             pair("moved", record, match)
     for record in gone:
-        if record["id"] in taken or not _message(record):
+        if record.id in taken or not _message(record):
             continue
         here = by_place.get(_place(record), [])
         match = best(record, [c for c in here if _message(c) == _message(record)])
@@ -110,20 +99,22 @@ def diff_records(old: Iterable[JSON], new: Iterable[JSON]) -> list[Change]:
             (
                 (_similarity(record, c) + (0.1 if _guards(c) == _guards(record) else 0.0), c)
                 for c in here
-                if c["id"] not in taken and c["exception"]["name"] == record["exception"]["name"]
+                if c.id not in taken and _exception(c) == _exception(record)
             ),
             key=lambda sc: -sc[0],
         )
         if scored and scored[0][0] >= REWORD_SIMILARITY:
             pair("reworded", record, scored[0][1])
 
-    changes += [Change(kind="removed", old=r, new=None) for r in gone if r["id"] not in taken]
-    changes += [Change(kind="added", old=None, new=r) for r in came if r["id"] not in taken]
+    changes += [Change(kind="removed", old=r, new=None) for r in gone if r.id not in taken]
+    changes += [Change(kind="added", old=None, new=r) for r in came if r.id not in taken]
     order = {"added": 0, "removed": 1, "reworded": 2, "retyped": 3, "moved": 4}
 
     def sort_key(change: Change) -> tuple[int, str, int]:
-        record = change.new or change.old or {}
-        return order[change.kind], record["location"]["file"], record["location"]["line"]
+        record = change.new or change.old
+        assert record is not None
+        loc = record.site.location
+        return order[change.kind], loc.file, loc.line
 
     changes.sort(key=sort_key)
     return changes
@@ -134,23 +125,6 @@ def summary(changes: Sequence[Change]) -> dict[str, int]:
     for change in changes:
         counts[change.kind] += 1
     return counts
-
-
-def change_to_json(change: Change) -> JSON:
-    def brief(record: JSON | None) -> JSON | None:
-        if record is None:
-            return None
-        loc = record["location"]
-        return {
-            "id": record["id"],
-            "exception": record["exception"]["name"],
-            "message": _message(record),
-            "file": loc["file"],
-            "line": loc["line"],
-            "function": loc["function"],
-        }
-
-    return {"kind": change.kind, "old": brief(change.old), "new": brief(change.new)}
 
 
 def render_markdown(old_label: str, new_label: str, changes: Sequence[Change]) -> str:
@@ -204,41 +178,46 @@ def _describe(change: Change, *, markdown: bool) -> str:
     record = new or old
     assert record is not None
     file, function = _where(record)
-    where = f"{file}:{record['location']['line']} ({function})"
-    exc = record["exception"]["name"]
+    where = f"{file}:{record.site.location.line} ({function})"
+    exc = _exception(record)
     if change.kind == "reworded" and old and new:
         before, after = _around_difference(_message(old), _message(new))
         return f"{exc} at {where}: {code(before)} → {code(after)}"
     if change.kind == "retyped" and old and new:
-        return (
-            f"{code(_message(new))} at {where}: "
-            f"{old['exception']['name']} → {new['exception']['name']}"
-        )
+        return f"{code(_message(new))} at {where}: {_exception(old)} → {_exception(new)}"
     if change.kind == "moved" and old and new:
         old_file, old_function = _where(old)
         return f"{exc} {code(_message(new))}: {old_file} ({old_function}) → {where}"
     return f"{exc} at {where}: {code(_message(record)) or '(no message)'}"
 
 
-def lineage(store: Store, record: JSON) -> list[JSON]:
+def lineage(store: Store, record: Record) -> list[LineageEvent]:
     """How one error came to be what it is: each change between consecutive indexed
     versions of its package that touched it or its predecessors, oldest first."""
-    package = record["package"]["name"]
-    versions = [s["version"] for s in store.snapshots() if s["package"] == package]
-    wanted = {record["id"]}
-    events: list[JSON] = []
-    newer: list[JSON] | None = None  # each version is read once, walking back in time
+    package = record.package
+    versions = [s.version for s in store.snapshots() if s.package == package]
+    wanted = {record.id}
+    events: list[LineageEvent] = []
+    newer: list[Record] | None = None  # each version is read once, walking back in time
     for old_version, new_version in list(itertools.pairwise(versions))[::-1]:
         if newer is None:
             newer = list(store.iter_records(package=package, version=new_version))
         older = list(store.iter_records(package=package, version=old_version))
         for change in diff_records(older, newer):
             new = change.new
-            if new is None or new["id"] not in wanted:
+            if new is None or new.id not in wanted:
                 continue
             if change.old is not None:
-                wanted.add(change.old["id"])
+                wanted.add(change.old.id)
             if change.old is not None or change.kind == "added":
-                events.append({"from": old_version, "to": new_version, **change_to_json(change)})
+                events.append(
+                    LineageEvent(
+                        kind=change.kind,
+                        old_version=old_version,
+                        new_version=new_version,
+                        old=change.old,
+                        new=change.new,
+                    )
+                )
         newer = older
     return events[::-1]

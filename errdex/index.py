@@ -1,4 +1,5 @@
-# Indexing end to end: SOURCE -> snapshot -> extracted sites -> one store transaction.
+# Indexing end to end: SOURCE -> snapshot -> extracted sites -> explained sites -> one
+# store transaction. The only module that wires the stages together.
 from __future__ import annotations
 
 import dataclasses
@@ -9,22 +10,23 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from errdex import codec, sources
-from errdex.errors import NotFoundError, SourceError
-from errdex.extract import extract, scan
-from errdex.extract.cache import FactsCache, code_version
-from errdex.model import IndexResult, SkippedFile, Snapshot
+from errdex import sources
+from errdex.errors import NotFoundError, PathOutsideTree, SourceError
+from errdex.extract import EXTRACTOR_VERSION, extract, scan
+from errdex.extract.cache import FactsCache, NoCache, code_version
+from errdex.model import IndexResult, Snapshot
 from errdex.sources.cache import cache_root
 from errdex.store import Store
+from errdex.store.facts import SqliteFactsCache
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 _HERE = Path(__file__).parent
-# What a stored snapshot was made by: the extractor, the explanations and the JSON
-# contract. A tree already stored by this same code is left as it is.
-PIPELINE_VERSION = code_version(
-    _HERE / "extract", _HERE / "model.py", _HERE / "explain", _HERE / "codec.py"
-)
+# What a stored snapshot was made by: the extractor (which also keys the per-file
+# cache), the explainer and the JSON contract. A tree already stored by this same code
+# is left as it is; a change to the explainer alone re-explains from cached facts
+# without parsing a file again.
+PIPELINE_VERSION = EXTRACTOR_VERSION + code_version(_HERE / "explain", _HERE / "codec.py")
 
 
 def index_source(
@@ -41,7 +43,8 @@ def index_source(
 
     `code_paths` overrides which folders/modules hold the package code. An unchanged
     tree already in the store is left as it is unless `force`. Raises SourceError
-    subclasses for bad sources and StoreError when the store cannot be written.
+    subclasses for bad sources (PathOutsideTree, NotFoundError for a `code_paths` entry)
+    and StoreError when the store cannot be written.
     """
     started = time.perf_counter()
     caches = cache_root()
@@ -69,9 +72,9 @@ def _inside(root: Path, code_paths: tuple[str, ...]) -> tuple[str, ...]:
     for code_path in code_paths:
         target = (root / code_path).resolve()
         if not target.is_relative_to(top):
-            raise SourceError(f"--path {code_path!r} leads outside {root}; give a folder in it")
+            raise PathOutsideTree(code_path, root)
         if not target.exists():
-            raise NotFoundError(f"--path {code_path!r}: no such file or folder under {root}")
+            raise NotFoundError(f"no file or folder {code_path!r} under {root}")
     return code_paths
 
 
@@ -87,7 +90,7 @@ def index_snapshot(
 ) -> IndexResult:
     """Extract `snapshot` and write it to `store` in one transaction."""
     started = time.perf_counter() if started is None else started
-    cache = FactsCache(cache_path)
+    cache: FactsCache = NoCache() if cache_path is None else SqliteFactsCache(cache_path)
     try:
         tree = scan(snapshot, cache)
         state = store.snapshot_state(snapshot.package, snapshot.version)
@@ -95,16 +98,14 @@ def index_snapshot(
             stored = next(
                 s
                 for s in store.snapshots()
-                if (s["package"], s["version"]) == (snapshot.package, snapshot.version)
+                if (s.package, s.version) == (snapshot.package, snapshot.version)
             )
             return IndexResult(
                 snapshot=snapshot,
                 sites=(),
-                files=stored["files"],
+                files=stored.files,
                 parsed=0,
-                skipped=tuple(
-                    SkippedFile(path=k["path"], reason=k["reason"]) for k in stored["skipped"]
-                ),
+                skipped=stored.skipped,
                 seconds=time.perf_counter() - started,
                 unchanged=True,
             )
@@ -122,7 +123,7 @@ def index_snapshot(
     sites = explain_sites(extraction, snapshot)
     store.write_snapshot(
         snapshot,
-        (codec.site_to_json(site, snapshot) for site in sites),
+        sites,
         files=extraction.files,
         skipped=extraction.skipped,
         tree_hash=extraction.tree_hash,
@@ -154,11 +155,11 @@ def index_all_versions(
     try:
         floor = None if since is None else Version(since)
     except InvalidVersion:
-        raise SourceError(f"--since {since!r} is not a version (e.g. 0.27.0)") from None
+        raise SourceError(f"{since!r} is not a version (e.g. 0.27.0)") from None
     versions = sources.pypi_versions(name)
     if floor is not None:
         versions = [v for v in versions if Version(v) >= floor]
-    stored = {(s["package"], s["version"]) for s in store.snapshots()}
+    stored = {(s.package, s.version) for s in store.snapshots()}
     package = canonicalize_name(name)
     todo = [v for v in versions if (package, v) not in stored]
     results = []

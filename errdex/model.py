@@ -199,3 +199,161 @@ class IndexResult:
     skipped: tuple[SkippedFile, ...]
     seconds: float
     unchanged: bool = False  # the store already held this exact tree
+
+
+# -- what extract reads from the test files, for explain to fit to sites ---------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expectation:
+    """One place in a test that expects an exception, with what it says of the message."""
+
+    exceptions: frozenset[str]  # last segments of the names, e.g. {"ValueError"}
+    alternatives: tuple[tuple[str, ...], ...]  # literal pieces per regex alternative
+    test: TestRef
+
+
+@dataclass(frozen=True, kw_only=True)
+class TestFile:
+    """A test file of the snapshot, as far as finding triggering tests needs it."""
+
+    path: str
+    names: frozenset[str]  # every identifier the file mentions
+    expectations: tuple[Expectation, ...]
+
+
+# -- what the store holds and gives back -----------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Enrichment:
+    """A model's answer about one error, kept beside (never over) the static explanation."""
+
+    site_id: str
+    model: str
+    created: str  # ISO 8601 UTC time of the answer
+    text: str
+    provenance: str = "llm"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record:
+    """An error site as stored: the site, the snapshot it belongs to and, when the store
+    looked them up (Store.get), the versions that have it and a model's note on it."""
+
+    site: ErrorSite
+    package: str
+    version: str
+    repo_url: str | None = None
+    commit: str | None = None
+    versions: tuple[str, ...] = ()  # oldest first; empty when not looked up
+    ai: Enrichment | None = None
+
+    @property
+    def id(self) -> str:
+        return self.site.id
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredSnapshot:
+    """A snapshot as the store keeps it, with what indexing it found."""
+
+    package: str
+    version: str
+    source: str
+    repo_url: str | None
+    commit: str | None
+    date: str | None
+    files: int
+    sites: int
+    skipped: tuple[SkippedFile, ...]
+    indexed_at: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Segment:
+    """A piece of highlighted text: `match` when it is one of the words searched for."""
+
+    text: str
+    match: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchHit:
+    record: Record
+    score: float
+    # "message" and "title" whole; "explanation" and "inputs" as snippets when they matched
+    highlight: dict[str, tuple[Segment, ...] | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchResult:
+    total: int
+    hits: tuple[SearchHit, ...]
+
+
+# -- what the matcher answers -----------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Match:
+    """One site offered for a text a user saw."""
+
+    id: str
+    package: str
+    version: str
+    file: str
+    line: int
+    function: str
+    exception: str
+    template: str | None
+    score: float
+    exact: bool
+    values: dict[str, str]
+    ambiguous: bool = False
+    version_inferred: str | None = None
+    exception_agrees: bool | None = None  # None: the text shows no exception class
+    note: str | None = None
+    label: str | None = None  # for closest: why it is only close
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchResult:
+    """Credible answers best first, labelled near misses, and a note when the input
+    itself is the problem (empty, binary, no message)."""
+
+    query: str
+    matches: tuple[Match, ...] = ()
+    closest: tuple[Match, ...] = ()
+    note: str | None = None
+
+
+# -- what changed between versions ------------------------------------------------------
+
+ChangeKind = Kind["added", "removed", "reworded", "retyped", "moved"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Change:
+    """One difference between two versions of a package's errors."""
+
+    kind: ChangeKind
+    old: Record | None  # the record in the older version (None when added)
+    new: Record | None  # the record in the newer version (None when removed)
+
+    @property
+    def id(self) -> str:
+        record = self.new or self.old
+        assert record is not None
+        return record.id
+
+
+@dataclass(frozen=True, kw_only=True)
+class LineageEvent:
+    """A step in one error's history: between two adjacent versions, how it changed."""
+
+    kind: ChangeKind
+    old_version: str
+    new_version: str
+    old: Record | None
+    new: Record | None

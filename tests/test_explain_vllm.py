@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from errdex.codec import record_to_json
 from errdex.store import Store
 
 SEED = "encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)"
@@ -13,7 +14,10 @@ SEED = "encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = a
 def test_seed_error_explained(vllm_db: Store) -> None:
     [record] = [
         r
-        for r in vllm_db.list_records(package="vllm", file_glob="vllm/config/compilation.py")
+        for r in map(
+            record_to_json,
+            vllm_db.list_records(package="vllm", file_glob="vllm/config/compilation.py"),
+        )
         if r["message"] and r["message"]["text"] == SEED
     ]
     assert record["location"]["line"] == 1038

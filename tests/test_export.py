@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from errdex.codec import site_to_json
-from errdex.export import ExportError, _Writer, export_site
+from errdex.codec import record_to_json
 from errdex.model import ErrorSite, ExceptionRef, Location, Message, Snapshot, Snippet, Text
 from errdex.store import open_store
+from errdex.web.export import ExportError, _Writer, export_site
 from tests.web_support import index_evil
 
 
@@ -27,14 +27,15 @@ def test_export_writes_the_site(tmp_path: Path) -> None:
     assert json.loads((out / "api/packages.json").read_text())["sites"] == 4
     listing = json.loads((out / "api/packages/evil/1.0/errors.json").read_text())
     assert len(listing["errors"]) == 4
-    for record in records:
+    for record in map(record_to_json, records):
         page = (out / "errors" / record["id"] / "index.html").read_text()
         assert "<script>alert" not in page
         assert re.search(r"<title>[^<]+ in evil 1\.0 · errdex</title>", page)
         assert '<meta name="description" content="' in page
         assert f'href="/api/errors/{record["id"]}.json"' in page
         twin = json.loads((out / "api/errors" / f"{record['id']}.json").read_text())
-        assert twin == store.get(record["id"])
+        stored = store.get(record["id"])
+        assert stored is not None and twin == record_to_json(stored)
     index = json.loads((out / "search-index.json").read_text())
     assert len(index["rows"]) == 4 and index["fields"][0] == "id"
     sitemap = (out / "sitemap.xml").read_text()
@@ -58,7 +59,7 @@ def test_export_never_writes_outside_its_folder(tmp_path: Path) -> None:
     with open_store(tmp_path / "db.sqlite") as store:
         store.write_snapshot(
             snapshot,
-            [site_to_json(site, snapshot)],
+            [site],
             files=1,
             skipped=[],
             tree_hash="h",

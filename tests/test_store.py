@@ -1,30 +1,32 @@
-# The store against real SQLite files: records go in through model + codec, exactly as
-# the indexer will write them, and come back out as the same JSON.
+# The store against real SQLite files: sites go in as the indexer writes them and come
+# back out as typed records that say exactly the same.
 from __future__ import annotations
 
 import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from errdex.codec import JSON, site_from_json, site_to_json
-from errdex.errors import StoreError
+from errdex.codec import record_to_json, site_to_json
+from errdex.errors import AmbiguousMessage, ErrorNotFound, StoreError
 from errdex.model import (
+    Enrichment,
     ErrorSite,
     ExceptionRef,
     Guard,
     Hole,
     Location,
     Message,
+    Record,
     SkippedFile,
     Snapshot,
     Snippet,
+    StoredSnapshot,
     Text,
 )
-from errdex.store import SqliteStore, Store, open_store, sort_versions
+from errdex.store import SqliteStore, Store, find_error, open_store, sort_versions
 
 
 def site(
@@ -65,7 +67,7 @@ def write(
 ) -> None:
     store.write_snapshot(
         snapshot,
-        [site_to_json(s, snapshot) for s in sites],
+        sites,
         files=3,
         skipped=[SkippedFile(path="pkg/broken.py", reason="SyntaxError: invalid syntax")],
         tree_hash=tree_hash,
@@ -73,8 +75,8 @@ def write(
     )
 
 
-def ids(records: list[JSON]) -> list[str]:
-    return [r["id"] for r in records]
+def ids(records: list[Record]) -> list[str]:
+    return [r.id for r in records]
 
 
 @pytest.fixture
@@ -104,26 +106,30 @@ def test_round_trip(store: Store) -> None:
     for original in SITES:
         record = store.get(original.id)
         assert record is not None
-        assert record["versions"] == ["1.0.0"]
-        del record["versions"]
-        assert record == site_to_json(original, snapshot)
-        assert site_from_json(record) == original
+        assert record.site == original
+        assert (record.package, record.version, record.versions) == ("pkg", "1.0.0", ("1.0.0",))
+        assert (record.repo_url, record.commit) == ("https://github.com/example/pkg", "abc1234")
+        assert record.ai is None
+        json_form = record_to_json(record)
+        assert json_form.pop("versions") == ["1.0.0"]
+        assert json_form == site_to_json(original, snapshot)
     assert store.get("f" * 16) is None
     assert store.snapshot_state("pkg", "1.0.0") == ("h1", "x1")
     assert store.snapshot_state("pkg", "2.0.0") is None
     [row] = store.snapshots()
-    assert row.pop("indexed_at")
-    assert row == {
-        "package": "pkg",
-        "version": "1.0.0",
-        "source": "pypi:pkg==1.0.0",
-        "repo_url": "https://github.com/example/pkg",
-        "commit": "abc1234",
-        "date": "2024-05-01",
-        "files": 3,
-        "sites": 5,
-        "skipped": [{"path": "pkg/broken.py", "reason": "SyntaxError: invalid syntax"}],
-    }
+    assert row.indexed_at
+    assert row == StoredSnapshot(
+        package="pkg",
+        version="1.0.0",
+        source="pypi:pkg==1.0.0",
+        repo_url="https://github.com/example/pkg",
+        commit="abc1234",
+        date="2024-05-01",
+        files=3,
+        sites=5,
+        skipped=(SkippedFile(path="pkg/broken.py", reason="SyntaxError: invalid syntax"),),
+        indexed_at=row.indexed_at,
+    )
 
 
 def test_reopen_keeps_data(tmp_path: Path) -> None:
@@ -141,7 +147,7 @@ def test_rewrite_replaces_the_snapshot(store: Store, tmp_path: Path) -> None:
     assert ids(store.list_records()) == ["f" * 16]
     assert store.get("a" * 16) is None
     assert store.snapshot_state("pkg", "1.0.0") == ("h2", "x1")
-    assert [s["sites"] for s in store.snapshots()] == [1]
+    assert [s.sites for s in store.snapshots()] == [1]
     with sqlite3.connect(tmp_path / "errdex.sqlite") as raw:  # the search index follows
         assert raw.execute("SELECT count(*) FROM sites_fts").fetchone() == (1,)
 
@@ -153,9 +159,8 @@ def test_interrupted_write_leaves_the_previous_snapshot_whole(
     write(store, snap(), SITES)
     before = (store.list_records(), store.snapshots())
 
-    def records_then_crash() -> Iterator[dict[str, Any]]:
-        for s in [site("f" * 16), site("0" * 16, line=99)]:
-            yield site_to_json(s, snap())
+    def records_then_crash() -> Iterator[ErrorSite]:
+        yield from [site("f" * 16), site("0" * 16, line=99)]
         raise interrupt("stopped midway")
 
     with pytest.raises(interrupt, match="stopped midway"):
@@ -169,18 +174,59 @@ def test_interrupted_write_leaves_the_previous_snapshot_whole(
     assert store.count(version="*") == 10
 
 
-def test_malformed_or_foreign_records_are_refused_whole(store: Store) -> None:
+def test_model_notes_are_kept_beside_the_record(store: Store) -> None:
     write(store, snap(), SITES)
-    good = site_to_json(site("f" * 16), snap())
-    with pytest.raises(StoreError, match=r"record f{16} is not a site record.*'location'"):
-        bad = {k: v for k, v in good.items() if k != "location"}
-        store.write_snapshot(snap(), [good, bad], files=1, skipped=[], tree_hash="h", extractor="x")
-    with pytest.raises(StoreError, match=r"belongs to pkg 9\.0, not to .* \(pkg 1\.0\.0\)"):
-        store.write_snapshot(
-            snap(), [site_to_json(site("f" * 16), snap("9.0"))],
-            files=1, skipped=[], tree_hash="h", extractor="x",
-        )  # fmt: skip
-    assert store.count() == 5
+    first = Enrichment(site_id="a" * 16, model="m1", created="2026-01-01T00:00:00+00:00", text="A")
+    later = Enrichment(site_id="a" * 16, model="m2", created="2026-02-01T00:00:00+00:00", text="B")
+    store.save_enrichment(first)
+    store.save_enrichment(later)
+    assert store.enrichment("a" * 16) == later  # the newest, whichever model
+    assert store.enrichment("a" * 16, "m1") == first
+    assert store.enrichment("b" * 16) is None
+    record = store.get("a" * 16)
+    assert record is not None and record.ai == later
+    assert record_to_json(record)["ai"] == {
+        "text": "B", "model": "m2", "created": "2026-02-01T00:00:00+00:00", "provenance": "llm",
+    }  # fmt: skip
+    store.save_enrichment(Enrichment(site_id="a" * 16, model="m1", created="2026-03", text="C"))
+    assert store.enrichment("a" * 16, "m1") == Enrichment(
+        site_id="a" * 16, model="m1", created="2026-03", text="C"
+    )  # the same model's note is replaced
+    write(store, snap("2.0"), SITES)  # a note is about the error, whatever the version
+    again = store.get("a" * 16)
+    assert again is not None and again.version == "2.0" and again.ai is not None
+
+
+def test_find_error_by_id_or_message(store: Store) -> None:
+    write(store, snap(), SITES)
+    by_id = find_error(store, " " + "a" * 16 + "\n")
+    assert by_id.id == "a" * 16 and by_id.versions == ("1.0.0",)
+    by_message = find_error(store, "cannot write {}")
+    assert by_message == store.get("d" * 16)  # the same record as by id, versions included
+    with pytest.raises(AmbiguousMessage) as many:
+        find_error(store, "bad value: {self.x}")
+    assert many.value.ids == ("b" * 16, "a" * 16, "c" * 16)
+    with pytest.raises(ErrorNotFound, match="no error with id or message 'nothing here'"):
+        find_error(store, "nothing here")
+
+
+def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "errdex.sqlite"
+    with open_store(path) as store:
+        write(store, snap(), SITES)
+    with sqlite3.connect(path) as raw:  # as errdex wrote it before model notes existed
+        raw.execute("DROP TABLE enrichments")
+        raw.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    raw.close()
+    with open_store(path) as store:
+        assert store.count() == 5
+        store.save_enrichment(Enrichment(site_id="a" * 16, model="m", created="t", text="x"))
+        assert store.enrichment("a" * 16) is not None
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+            "2",
+        )
+    raw.close()
 
 
 def test_filters(store: Store) -> None:
@@ -215,19 +261,19 @@ def test_versions_across_snapshots(store: Store) -> None:
 
     record = store.get("a" * 16)
     assert record is not None
-    assert (record["package"]["version"], record["location"]["line"]) == ("1.1.0", 31)
-    assert record["versions"] == ["1.0.0", "1.1.0"]
+    assert (record.version, record.site.location.line) == ("1.1.0", 31)
+    assert record.versions == ("1.0.0", "1.1.0")
     pinned = store.get("a" * 16, version="1.0.0")
-    assert pinned is not None and pinned["location"]["line"] == 30
-    assert pinned["versions"] == ["1.0.0", "1.1.0"]
+    assert pinned is not None and pinned.site.location.line == 30
+    assert pinned.versions == ("1.0.0", "1.1.0")
     gone = store.get("b" * 16)  # only in the old version: still found there
-    assert gone is not None and gone["versions"] == ["1.0.0"]
+    assert gone is not None and gone.versions == ("1.0.0",)
     assert store.get("b" * 16, version="1.1.0") is None
     assert store.get("a" * 16, package="other") is None
 
     assert ids(store.list_records()) == ["c" * 16, "a" * 16]  # by line: 10, 31
     assert ids(store.list_records(version="1.0.0")) == ["b" * 16, "a" * 16]
-    assert [r["package"]["version"] for r in store.iter_records(version="*")] == [
+    assert [r.version for r in store.iter_records(version="*")] == [
         "1.0.0", "1.0.0", "1.1.0", "1.1.0",
     ]  # fmt: skip
 
@@ -237,18 +283,18 @@ def test_newest_version_is_by_pep440_not_by_string_or_insertion(store: Store) ->
     write(store, snap("0.9.0"), [site("a" * 16, line=9)])
     write(store, snap("1.0", package="other"), [site("b" * 16, file="other/x.py")])
 
-    assert [(s["package"], s["version"]) for s in store.snapshots()] == [
+    assert [(s.package, s.version) for s in store.snapshots()] == [
         ("other", "1.0"), ("pkg", "0.9.0"), ("pkg", "0.10.0"),
     ]  # fmt: skip
     record = store.get("a" * 16)
     assert record is not None
-    assert record["package"]["version"] == "0.10.0"
-    assert record["versions"] == ["0.9.0", "0.10.0"]
-    assert [(r["package"]["name"], r["package"]["version"]) for r in store.iter_records()] == [
+    assert record.version == "0.10.0"
+    assert record.versions == ("0.9.0", "0.10.0")
+    assert [(r.package, r.version) for r in store.iter_records()] == [
         ("other", "1.0"), ("pkg", "0.10.0"),
     ]  # fmt: skip
     assert ids(store.list_records(package="pkg")) == ["a" * 16]
-    assert store.list_records(package="pkg")[0]["location"]["line"] == 10
+    assert store.list_records(package="pkg")[0].site.location.line == 10
 
 
 def test_non_pep440_versions_sort_first_by_string() -> None:
@@ -299,7 +345,7 @@ def test_database_from_a_newer_errdex(tmp_path: Path) -> None:
         raw.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     raw.close()
     with pytest.raises(
-        StoreError, match="newer errdex \\(schema version 99; this errdex reads up to 1\\)"
+        StoreError, match="newer errdex \\(schema version 99; this errdex reads up to 2\\)"
     ):
         open_store(path)
 
@@ -339,9 +385,6 @@ def test_shared_across_threads_and_connections(store: Store, tmp_path: Path) -> 
 
 def test_seven_thousand_records_write_fast(store: Store) -> None:
     snapshot = snap()
-    records = [
-        site_to_json(site(f"{i:016x}", file=f"pkg/m{i % 300}.py", line=i), snapshot)
-        for i in range(7000)
-    ]
-    store.write_snapshot(snapshot, records, files=300, skipped=[], tree_hash="h", extractor="x")
+    sites = [site(f"{i:016x}", file=f"pkg/m{i % 300}.py", line=i) for i in range(7000)]
+    store.write_snapshot(snapshot, sites, files=300, skipped=[], tree_hash="h", extractor="x")
     assert store.count() == 7000  # how fast: benchmarks/, not a timed test

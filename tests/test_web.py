@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from errdex.codec import record_to_json
 from errdex.store import Store
 from tests.web_support import COMMIT, REPO, SECTIONS, running
 
@@ -26,7 +27,8 @@ def client(evil: Store) -> Iterator[httpx.Client]:
 
 
 def record_with(store: Store, words: str) -> dict[str, object]:
-    found = [r for r in store.list_records() if words in (r["message"] or {}).get("text", "")]
+    records = [record_to_json(r) for r in store.list_records()]
+    found = [r for r in records if words in (r["message"] or {}).get("text", "")]
     assert len(found) == 1, words
     return found[0]
 
@@ -82,7 +84,8 @@ def test_error_json_is_the_record_and_is_cacheable(client: httpx.Client, evil: S
     answer = client.get(f"/api/errors/{record['id']}")
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "application/json"
-    assert answer.json() == evil.get(str(record["id"]))
+    stored = evil.get(str(record["id"]))
+    assert stored is not None and answer.json() == record_to_json(stored)
     assert answer.json()["versions"] == ["1.0"]
     assert "max-age=86400" in answer.headers["cache-control"]
     etag = answer.headers["etag"]
@@ -227,7 +230,7 @@ def test_openapi_lists_the_api(client: httpx.Client) -> None:
 @pytest.mark.network
 def test_seed_error_page_on_vllm(vllm_db: Store, tmp_path: Path) -> None:
     seed = "encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)"
-    (record,) = vllm_db.find_by_message(seed)
+    (record,) = [record_to_json(r) for r in vllm_db.find_by_message(seed)]
     with running(vllm_db) as base, httpx.Client(base_url=base, timeout=30) as http:
         html = http.get(f"/errors/{record['id']}").text
         data = http.get(f"/api/errors/{record['id']}").json()

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from errdex.export import export_site
 from errdex.store import Store
+from errdex.web.export import export_site
 from tests.web_support import COMMIT, REPO, SECTIONS, running
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -4,23 +4,29 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
-from errdex.store import open_store
+from errdex.codec import search_to_json
+from errdex.store import Store, open_store
 from tests.web_support import index_evil
+
+
+def search(store: Store, text: str, **filters: Any) -> dict[str, Any]:
+    return search_to_json(store.search(text, **filters))
 
 
 def test_search_filters_pages_and_marks(tmp_path: Path) -> None:
     with index_evil(tmp_path / "src", tmp_path / "db.sqlite") as store:
-        found = store.search("must", package="evil")
+        found = search(store, "must", package="evil")
         assert found["total"] == 2
-        assert store.search("must", exception="TypeError")["total"] == 1
-        assert store.search("must", package="other")["total"] == 0
-        assert len(store.search("must", limit=1, offset=1)["hits"]) == 1
-        assert store.search("must", offset=5)["hits"] == []
-        hit = store.search("handsh")["hits"][0]  # the last word is a prefix
+        assert search(store, "must", exception="TypeError")["total"] == 1
+        assert search(store, "must", package="other")["total"] == 0
+        assert len(search(store, "must", limit=1, offset=1)["hits"]) == 1
+        assert search(store, "must", offset=5)["hits"] == []
+        hit = search(store, "handsh")["hits"][0]  # the last word is a prefix
         assert {"text": "handshake", "match": True} in hit["highlight"]["message"]
-        assert store.search("   ")["total"] == 0
-        assert store.search('"unbalanced OR (NEAR')["total"] == 0
+        assert search(store, "   ")["total"] == 0
+        assert search(store, '"unbalanced OR (NEAR')["total"] == 0
 
 
 def test_an_older_search_index_is_rebuilt(tmp_path: Path) -> None:
@@ -33,5 +39,5 @@ def test_an_older_search_index_is_rebuilt(tmp_path: Path) -> None:
         )
     raw.close()
     with open_store(db) as store:
-        assert store.search("handshake")["total"] == 1
-        assert store.search("quotes")["total"] == 1  # an input's doc: a new column
+        assert store.search("handshake").total == 1
+        assert store.search("quotes").total == 1  # an input's doc: a new column

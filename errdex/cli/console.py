@@ -1,14 +1,21 @@
-# What every errdex command shares: the consoles, one-line errors, click helpers that
-# give positional arguments a help text, and the common --db / --json options.
+# What every errdex command shares: the consoles, JSON output, one-line errors worded
+# for the command line, click helpers that give positional arguments a help text, and
+# the common --db / --json options.
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console
 from rich.markup import escape
+
+from errdex import codec
+from errdex.errors import AmbiguousMessage, ErrdexError, ErrorNotFound, PathOutsideTree
+from errdex.store import Store, open_store
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -75,3 +82,36 @@ def fail(message: str, code: int = 1) -> NoReturn:
     """Print `message` as one error line and leave with exit status `code`."""
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise click.exceptions.Exit(code)
+
+
+def write_json(value: Any) -> None:
+    """Print `value` as JSON on standard output, exactly as codec.dumps writes it."""
+    sys.stdout.write(codec.dumps(value))
+    sys.stdout.flush()
+
+
+def store_at(db: Path | None) -> Store:
+    return open_store(db)
+
+
+def advice(exc: ErrdexError) -> str:
+    """The message of one of our errors, with what to do about it on the command line."""
+    if isinstance(exc, AmbiguousMessage):
+        ids = ", ".join(exc.ids[:10])
+        return f"{exc}; show one by id: {ids}"
+    if isinstance(exc, ErrorNotFound):
+        return f"{exc}; `errdex list` shows ids, `errdex match TEXT` finds a message with values"
+    if isinstance(exc, PathOutsideTree):
+        return f"--path {exc.path!r} leads outside {exc.root}; give a folder inside it"
+    return str(exc)
+
+
+@contextmanager
+def errors_explained() -> Iterator[None]:
+    """Print our own errors as one clear line instead of a traceback."""
+    try:
+        yield
+    except ErrdexError as exc:
+        fail(advice(exc))
+    except KeyboardInterrupt:
+        fail("interrupted; the store keeps its previous state", 130)

@@ -1,6 +1,5 @@
-# `errdex serve` and `errdex export`, as click commands for errdex.cli to register:
-#     app.add_command(serve_command); app.add_command(export_command)
-# They parse flags and call the library; FastAPI and Uvicorn load only when used.
+# `errdex serve` and `errdex export`: they parse flags and call the web layer; FastAPI
+# and Uvicorn load only when one of them runs.
 from __future__ import annotations
 
 import os
@@ -9,18 +8,20 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from errdex.clikit import HelpCommand, argument, db_option, err, fail, out
-from errdex.errors import ErrdexError
-from errdex.store import Store, open_store
+from errdex.cli.console import HelpCommand, advice, argument, db_option, err, fail, out
+from errdex.errors import AmbiguousMessage, ErrdexError, ErrorNotFound
+from errdex.store import Store, find_error, open_store
 
 
 def error_url(store: Store, target: str, base: str) -> str | None:
     """The page URL of the error with id or message `target` (first of several), or None."""
-    record = store.get(target.strip())
-    if record is None:
-        found = store.find_by_message(target)
-        record = found[0] if found else None
-    return None if record is None else f"{base}/errors/{record['id']}"
+    try:
+        site_id = find_error(store, target).id
+    except AmbiguousMessage as exc:
+        site_id = exc.ids[0]
+    except ErrorNotFound:
+        return None
+    return f"{base}/errors/{site_id}"
 
 
 def serve(
@@ -39,7 +40,7 @@ def serve(
     try:
         shown = "localhost" if host in ("0.0.0.0", "::") else host
         base = f"http://{shown}:{port}" if ":" not in shown else f"http://[{shown}]:{port}"
-        sites = sum(s["sites"] for s in store.snapshots())
+        sites = sum(s.sites for s in store.snapshots())
         out.print(f"errdex: {sites:,} errors at {base}/  (API: {base}/docs; Ctrl-C stops)")
         if show:
             url = error_url(store, show, base)
@@ -73,7 +74,7 @@ def serve_command(db: Path | None, host: str, port: int, show: str | None) -> No
     try:
         serve(db, host, port, show)
     except ErrdexError as exc:
-        fail(str(exc))
+        fail(advice(exc))
     except OSError as exc:  # the port is taken, the address is not ours, ...
         fail(f"cannot listen on {host}:{port}: {exc}")
 
@@ -88,13 +89,13 @@ def serve_command(db: Path | None, host: str, port: int, show: str | None) -> No
 )
 def export_command(directory: Path, db: Path | None, base_url: str) -> None:
     """Write the whole site (HTML pages, JSON, search index, sitemap.xml) as static files."""
-    from errdex.export import export_site
+    from errdex.web.export import export_site
 
     try:
         with open_store(db) as store:
             result = export_site(store, directory, base_url=base_url)
     except ErrdexError as exc:
-        fail(str(exc))
+        fail(advice(exc))
     out.print(
         f"wrote {result.pages:,} pages ({result.errors:,} errors, {result.files:,} files) to "
         f"{escape(str(result.directory))} in {result.seconds:.1f} s\n"

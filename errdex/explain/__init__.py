@@ -1,14 +1,10 @@
 # The explain stage: derive each site's title and prose (what it means, when it
 # happens, solutions, common situations), its call paths, reproducing tests, related
-# sites and a report link, from the extracted facts alone: deterministic, no model,
-# no network. Optional LLM enrichment lives in `errdex.explain.enrich`.
+# sites and a report link, from what extract produced alone (it reads no file):
+# deterministic, no model, no network. A model's notes are errdex.enrich's business.
 from __future__ import annotations
 
 import dataclasses
-import gc
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 
 from errdex.explain.analysis import Analysis, analyse
 from errdex.explain.callgraph import CallGraph
@@ -30,44 +26,20 @@ __all__ = ["explain_sites"]
 def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite, ...]:
     """Return the extraction's sites, in order, each with its `explanation` set.
 
-    Reads the snapshot's test folders (as text) to find reproducing tests; never
-    imports or runs anything, and raises nothing for odd code: what cannot be read is
-    said as source text or left out.
+    Raises nothing for odd code: what cannot be read is said as source text or left out.
     """
     sites = extraction.sites
     if not sites:
         return ()
-    with _no_gc():
-        return _explain(extraction, snapshot)
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    # Explaining allocates many small objects and no cycles; with a large extraction
-    # alive, the cyclic collector's passes over it would cost more than the work.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _explain(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite, ...]:
-    sites = extraction.sites
-    with ThreadPoolExecutor(1) as pool:
-        # The test scan is mostly file reads; let it overlap with the analysis.
-        tests_future = pool.submit(find_tests, snapshot.root, sites)
-        catalog = Catalog(extraction)
-        graph = CallGraph(extraction.facts)
-        related = Related(sites)
-        modules = {f.module for f in extraction.facts}
-        analyses = [analyse(site, catalog) for site in sites]
-        titles = unique_titles(
-            sites, [base_title(s, _guard_text(a)) for s, a in zip(sites, analyses, strict=True)]
-        )
-        tests = tests_future.result()
+    catalog = Catalog(extraction)
+    graph = CallGraph(extraction.facts)
+    related = Related(sites)
+    modules = {f.module for f in extraction.facts}
+    analyses = [analyse(site, catalog) for site in sites]
+    titles = unique_titles(
+        sites, [base_title(s, _guard_text(a)) for s, a in zip(sites, analyses, strict=True)]
+    )
+    tests = find_tests(extraction.tests, sites)
     out: list[ErrorSite] = []
     for site, analysis, title in zip(sites, analyses, titles, strict=True):
         module = _module(site.location.file, modules)

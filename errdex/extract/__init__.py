@@ -3,13 +3,14 @@
 # content hash, so a re-index parses only files whose content changed.
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import multiprocessing
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,8 @@ from errdex.extract.facts import FileFacts
 from errdex.extract.files import module_name, python_files
 from errdex.extract.link import Linker
 from errdex.extract.parse import Skip, parse_file
-from errdex.model import ErrorSite, SkippedFile, Snapshot
+from errdex.extract.tests import scan_tests
+from errdex.model import ErrorSite, SkippedFile, Snapshot, TestFile
 
 __all__ = ["EXTRACTOR_VERSION", "Extraction", "TreeScan", "extract", "parse_file", "scan"]
 
@@ -40,6 +42,7 @@ class TreeScan:
 class Extraction:
     sites: tuple[ErrorSite, ...]
     facts: tuple[FileFacts, ...]  # what each parsed file declares, for later stages
+    tests: tuple[TestFile, ...]  # what the snapshot's tests expect, for explain
     files: int
     parsed: int
     skipped: tuple[SkippedFile, ...]
@@ -85,7 +88,21 @@ def extract(
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> Extraction:
-    """Return every error site of the scanned tree, parsing only what the cache lacks."""
+    """Return every error site of the scanned tree, parsing only what the cache lacks,
+    and what the snapshot's test files expect (read as text while the workers parse)."""
+    with ThreadPoolExecutor(1) as pool:
+        tests = pool.submit(scan_tests, snapshot.root)
+        extraction = _extract(snapshot, tree, cache, workers, progress)
+        return dataclasses.replace(extraction, tests=tests.result())
+
+
+def _extract(
+    snapshot: Snapshot,
+    tree: TreeScan,
+    cache: FactsCache,
+    workers: int | None,
+    progress: Progress | None,
+) -> Extraction:
     keys = {rel: facts_key(rel, file_digest) for rel, file_digest in tree.files}
     outcomes: dict[str, Outcome] = {}
     cached = cache.load(list(keys.values()))
@@ -123,6 +140,7 @@ def extract(
     return Extraction(
         sites=tuple(linker.sites()),
         facts=tuple(facts),
+        tests=(),
         files=total + len(tree.unreadable),
         parsed=len(parsed),
         skipped=tuple(skipped),

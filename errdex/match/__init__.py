@@ -6,7 +6,7 @@
 # over user text, and input is capped at MAX_INPUT_BYTES.
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,55 +16,16 @@ from errdex.errors import InputTooLarge
 from errdex.match._align import ELISIONS, Alignment, align, normalize
 from errdex.match._index import Index, Occurrence, Site, short_exception
 from errdex.match._paste import Segment, clean_lines, embedded_segment, parse_paste
+from errdex.model import Match, MatchResult, Record
 from errdex.store import version_key
 
-__all__ = [
-    "MAX_INPUT_BYTES",
-    "Match",
-    "MatchResult",
-    "Matcher",
-    "render_text",
-    "result_to_json",
-]
+__all__ = ["MAX_INPUT_BYTES", "Match", "MatchResult", "Matcher"]
 
 MAX_INPUT_BYTES = 256 * 1024
 MAX_CLOSEST = 5
 _MIN_SPECIFIC = 10  # literal characters a template needs to be credible on its own
 _MIN_FRAGMENT = 15  # literal characters a cut fragment needs to confirm
 _NEAR_SITES = 3  # sites kept per template that only nearly fits (for `closest`)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Match:
-    """One site offered for the text, as in the `errdex match --json` contract."""
-
-    id: str
-    package: str
-    version: str
-    file: str
-    line: int
-    function: str
-    exception: str
-    template: str | None
-    score: float
-    exact: bool
-    values: dict[str, str]
-    ambiguous: bool = False
-    version_inferred: str | None = None
-    exception_agrees: bool | None = None  # None: the text shows no exception class
-    note: str | None = None
-    label: str | None = None  # for closest: why it is only close
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MatchResult:
-    """Credible answers best first, labelled near misses, and a note when the input
-    itself is the problem (empty, binary, no message)."""
-
-    query: str
-    matches: tuple[Match, ...] = ()
-    closest: tuple[Match, ...] = ()
-    note: str | None = None
 
 
 @dataclass(slots=True)
@@ -130,9 +91,9 @@ class Matcher:
         self._index = index
 
     @classmethod
-    def build(cls, records: Iterable[Mapping[str, Any]]) -> Matcher:
-        """Return a matcher over codec JSON `records` (e.g. Store.iter_records(version="*")).
-        Records of one id in several versions are merged into one site."""
+    def build(cls, records: Iterable[Record]) -> Matcher:
+        """Return a matcher over `records` (e.g. Store.iter_records(version="*")); the
+        records of one id in several versions are merged into one site."""
         return cls(Index(records))
 
     @property
@@ -452,83 +413,3 @@ def _too_large(size: int) -> InputTooLarge:
         f"the text to match is {size:,} bytes, over the {MAX_INPUT_BYTES // 1024} KiB cap;"
         " paste only the traceback's last exception or the message line"
     )
-
-
-def result_to_json(result: MatchResult) -> dict[str, Any]:
-    """Return the DESIGN.md `errdex match --json` object of `result`."""
-
-    def one(m: Match, *, closest: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": m.id,
-            "package": m.package,
-            "version": m.version,
-            "file": m.file,
-            "line": m.line,
-            "function": m.function,
-            "exception": m.exception,
-            "template": m.template,
-            "score": m.score,
-            "exact": m.exact,
-            "values": dict(m.values),
-            "ambiguous": m.ambiguous,
-        }
-        if m.version_inferred is not None:
-            out["version_inferred"] = m.version_inferred
-        if m.exception_agrees is not None:
-            out["exception_agrees"] = m.exception_agrees
-        if m.note:
-            out["note"] = m.note
-        if closest:
-            out["label"] = m.label
-        return out
-
-    data: dict[str, Any] = {
-        "query": result.query,
-        "matches": [one(m, closest=False) for m in result.matches],
-        "closest": [one(m, closest=True) for m in result.closest],
-    }
-    if result.note:
-        data["note"] = result.note
-    return data
-
-
-def render_text(result: MatchResult) -> str:
-    """Return the short human-readable answer the CLI prints (no trailing newline)."""
-    lines: list[str] = []
-    if not result.matches:
-        lines.append(result.note or "no match")
-    for i, m in enumerate(result.matches, 1):
-        flags = [f"score {m.score:.2f}"]
-        if m.exact:
-            flags.append("exact")
-        if m.ambiguous:
-            flags.append("one of several identical messages")
-        lines.append(
-            f"{i}. {m.exception} at {m.file}:{m.line} in {m.function}"
-            f"  ({m.package} {m.version}; {', '.join(flags)})"
-        )
-        if m.template is not None:
-            lines.append(f"   message: {_marked(m)}")
-        if m.version_inferred:
-            lines.append(f"   you probably run {m.package} {m.version_inferred}")
-        if m.note:
-            lines.append(f"   note: {m.note}")
-        lines.append(f"   details: errdex show {m.id}")
-    if result.closest:
-        lines.append("closest (not answers):")
-        for m in result.closest:
-            lines.append(
-                f"  - {m.exception} at {m.file}:{m.line} in {m.function}"
-                f" ({m.package} {m.version}): {m.label}  [errdex show {m.id}]"
-            )
-    return "\n".join(lines)
-
-
-def _marked(m: Match) -> str:
-    """The template with each hole shown as {expr=value} when the text filled it."""
-    text = m.template or ""
-    for expr, value in m.values.items():
-        if "{" + expr + "}" in text:
-            short = value if len(value) <= 60 else value[:57] + "..."
-            text = text.replace("{" + expr + "}", "{" + expr + "=" + short + "}", 1)
-    return text

@@ -7,13 +7,13 @@ import heapq
 import itertools
 import math
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from packaging.utils import canonicalize_name
 
 from errdex.match._align import normalize_literal
+from errdex.model import ErrorSite, Hole, Message, Record
 from errdex.store import version_key
 
 __all__ = ["Index", "Occurrence", "Site", "Template", "features", "words"]
@@ -89,24 +89,22 @@ class Site:
     occurrences: list[Occurrence] = field(default_factory=list)  # oldest version first
 
 
-def _template_shape(
-    message: Mapping[str, Any],
-) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+def _template_shape(message: Message) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     lits: list[str] = []
     holes: list[tuple[str, ...]] = []
     buf: list[str] = []
     group: list[str] = []
-    for part in message["parts"]:
-        if "hole" in part:
+    for part in message.parts:
+        if isinstance(part, Hole):
             if not group:
                 lits.append("".join(buf))
                 buf = []
-            group.append(str(part["hole"]))
+            group.append(part.expr)
         else:
             if group:
                 holes.append(tuple(group))
                 group = []
-            buf.append(str(part["text"]))
+            buf.append(part.text)
     if group:
         holes.append(tuple(group))
     lits.append("".join(buf))
@@ -117,24 +115,24 @@ def _template_shape(
 
 
 class Index:
-    """The in-memory tables the matcher queries; built once from codec JSON records."""
+    """The in-memory tables the matcher queries; built once from the store's records."""
 
-    def __init__(self, records: Iterable[Mapping[str, Any]]) -> None:
+    def __init__(self, records: Iterable[Record]) -> None:
         self.sites: dict[tuple[str, str], Site] = {}
         self.templates: list[Template] = []
         by_lits: dict[tuple[str, ...], Template] = {}
         versions: dict[str, set[str]] = {}
         for rec in records:
-            pkg_display = str(rec["package"]["name"])
+            pkg_display = rec.package
             pkg = canonicalize_name(pkg_display)
-            version = str(rec["package"]["version"])
+            version = rec.version
             versions.setdefault(pkg, set()).add(version)
-            loc = rec["location"]
-            occ = Occurrence(version, str(loc["file"]), int(loc["line"]), str(loc["function"]))
-            key = (pkg, str(rec["id"]))
+            loc = rec.site.location
+            occ = Occurrence(version, loc.file, loc.line, loc.function)
+            key = (pkg, rec.id)
             site = self.sites.get(key)
             if site is None:
-                site = self._new_site(rec, pkg, pkg_display, by_lits)
+                site = self._new_site(rec.site, pkg, pkg_display, by_lits)
                 self.sites[key] = site
             site.occurrences.append(occ)
         self.newest: dict[str, str] = {
@@ -150,19 +148,19 @@ class Index:
 
     def _new_site(
         self,
-        rec: Mapping[str, Any],
+        error: ErrorSite,
         pkg: str,
         pkg_display: str,
         by_lits: dict[tuple[str, ...], Template],
     ) -> Site:
-        exc = rec["exception"]
-        names = exception_names([exc["name"], exc["qualname"], *exc.get("bases", ())])
-        message = rec.get("message")
+        exc = error.exception
+        names = exception_names([exc.name, exc.qualname, *exc.bases])
+        message = error.message
         template: Template | None = None
         holes: tuple[tuple[str, ...], ...] = ()
         text: str | None = None
         if message is not None:
-            text = str(message["text"])
+            text = message.text
             lits, holes = _template_shape(message)
             template = by_lits.get(lits)
             if template is None:
@@ -170,10 +168,10 @@ class Index:
                 by_lits[lits] = template
                 self.templates.append(template)
         site = Site(
-            id=str(rec["id"]),
+            id=error.id,
             package=pkg,
             package_display=pkg_display,
-            exception=str(exc["name"]),
+            exception=exc.name,
             exception_names=names,
             text=text,
             holes=holes,

@@ -1,17 +1,24 @@
 # The store stage: persists snapshots and their error sites, and answers the queries the
 # stages above need. One interface (`Store`), one implementation per database; nothing
-# outside this package writes SQL. Records go in and come out as the JSON dicts of
-# codec.site_to_json (turn them back with codec.site_from_json).
+# outside this package writes SQL. Sites go in as model.ErrorSite and come out as
+# model.Record (the site with its snapshot); JSON is codec's business, not the caller's.
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Protocol, Self
 
-from errdex.codec import JSON
-from errdex.errors import StoreError
-from errdex.model import SkippedFile, Snapshot
+from errdex.errors import AmbiguousMessage, ErrorNotFound, StoreError
+from errdex.model import (
+    Enrichment,
+    ErrorSite,
+    Record,
+    SearchResult,
+    SkippedFile,
+    Snapshot,
+    StoredSnapshot,
+)
 from errdex.store._common import default_location, sort_versions, version_key
 from errdex.store._sqlite import SCHEMA_VERSION, SqliteStore
 
@@ -20,6 +27,7 @@ __all__ = [
     "SqliteStore",
     "Store",
     "default_location",
+    "find_error",
     "open_store",
     "sort_versions",
     "version_key",
@@ -36,29 +44,28 @@ class Store(Protocol):
     def write_snapshot(
         self,
         snapshot: Snapshot,
-        records: Iterable[Mapping[str, Any]],
+        sites: Iterable[ErrorSite],
         *,
         files: int,
         skipped: Sequence[SkippedFile],
         tree_hash: str,
         extractor: str,
     ) -> None:
-        """Replace (package, version) with `records`, all or nothing."""
+        """Replace (package, version) with `sites`, all or nothing."""
         ...
 
     def snapshot_state(self, package: str, version: str) -> tuple[str, str] | None:
         """Return (tree_hash, extractor) of the stored snapshot, or None."""
         ...
 
-    def snapshots(self) -> list[JSON]:
-        """Return every snapshot: package, version, source, repo_url, commit, date, files,
-        sites, skipped [{path, reason}], indexed_at; by package, then version."""
+    def snapshots(self) -> list[StoredSnapshot]:
+        """Return every snapshot, by package, then version (oldest first)."""
         ...
 
     def get(
         self, site_id: str, *, package: str | None = None, version: str | None = None
-    ) -> JSON | None:
-        """Return one record plus "versions" (oldest first), or None."""
+    ) -> Record | None:
+        """Return one record with its `versions` (oldest first) and `ai` note, or None."""
         ...
 
     def list_records(
@@ -70,7 +77,7 @@ class Store(Protocol):
         file_glob: str | None = None,
         limit: int | None = None,
         offset: int = 0,
-    ) -> list[JSON]:
+    ) -> list[Record]:
         """Return filtered records by package, file and line."""
         ...
 
@@ -87,11 +94,11 @@ class Store(Protocol):
 
     def iter_records(
         self, *, package: str | None = None, version: str | None = None
-    ) -> Iterator[JSON]:
+    ) -> Iterator[Record]:
         """Yield records one at a time."""
         ...
 
-    def find_by_message(self, text: str) -> list[JSON]:
+    def find_by_message(self, text: str) -> list[Record]:
         """Return records whose message is exactly `text`."""
         ...
 
@@ -104,11 +111,18 @@ class Store(Protocol):
         exception: str | None = None,
         limit: int = 20,
         offset: int = 0,
-    ) -> JSON:
-        """Return {"total": int, "hits": [{"record", "score", "highlight"}]}: full-text
-        search over messages, titles, explanations and inputs, best first. Highlights are
-        segments [{"text", "match"}] for "message" and "title", and for "explanation" and
+    ) -> SearchResult:
+        """Full-text search over messages, titles, explanations and inputs, best first.
+        Highlights are segments for "message" and "title", and for "explanation" and
         "inputs" when those matched."""
+        ...
+
+    def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:
+        """Return the newest model note on `site_id` (by `model`, if given), or None."""
+        ...
+
+    def save_enrichment(self, enrichment: Enrichment) -> None:
+        """Keep a model note, replacing the same model's earlier note on the same id."""
         ...
 
     def close(self) -> None: ...
@@ -137,3 +151,25 @@ def open_store(path_or_url: str | Path | None = None) -> Store:
             " use a SQLite file path instead"
         )
     return SqliteStore(location)
+
+
+def find_error(
+    store: Store, target: str, *, package: str | None = None, version: str | None = None
+) -> Record:
+    """Return the record with id `target`, else the one whose message is exactly `target`
+    (the template as indexed, or a static message's text), as Store.get returns it.
+
+    Raises ErrorNotFound when there is none, AmbiguousMessage when several errors have
+    that message.
+    """
+    record = store.get(target.strip(), package=package, version=version)
+    if record is not None:
+        return record
+    found = store.find_by_message(target)
+    if len(found) > 1:
+        raise AmbiguousMessage(target, [r.id for r in found])
+    if found:
+        record = store.get(found[0].id, package=found[0].package, version=found[0].version)
+        if record is not None:
+            return record
+    raise ErrorNotFound(f"no error with id or message {target!r}")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -16,17 +18,37 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from errdex.codec import JSON
+from errdex import codec
 from errdex.errors import StoreError
-from errdex.model import SkippedFile, Snapshot
+from errdex.model import (
+    Enrichment,
+    ErrorSite,
+    Record,
+    SearchHit,
+    SearchResult,
+    Segment,
+    SkippedFile,
+    Snapshot,
+    StoredSnapshot,
+)
 from errdex.store._common import sort_versions, version_key
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # MIGRATIONS[n] takes a database from schema n to n + 1, run statement by statement in
-# one transaction. A new database is made from schema.sql directly. Version 1 is the
-# first, so there is nothing to migrate yet.
-MIGRATIONS: dict[int, str] = {}
+# one transaction. A new database is made from schema.sql directly.
+MIGRATIONS: dict[int, str] = {
+    1: """
+CREATE TABLE enrichments (
+    site_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    created TEXT NOT NULL,
+    text TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    PRIMARY KEY (site_id, model)
+);
+""",
+}
 
 _BUSY_TIMEOUT = 30.0  # seconds to wait for another writer before giving up
 _FETCH = 500  # rows fetched at a time when streaming records
@@ -80,14 +102,10 @@ _MAX_QUERY_TERMS = 32
 _MAX_QUERY_CHARS = 1000
 _WORD = re.compile(r"\w+")
 
-_FTS5_CHECKED = False
 
-
+@functools.cache
 def _check_fts5() -> None:
-    """Raise StoreError unless this Python's SQLite library has FTS5."""
-    global _FTS5_CHECKED
-    if _FTS5_CHECKED:
-        return
+    """Raise StoreError unless this Python's SQLite library has FTS5 (asked once)."""
     probe = sqlite3.connect(":memory:")
     try:
         probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x)")
@@ -98,7 +116,6 @@ def _check_fts5() -> None:
         ) from exc
     finally:
         probe.close()
-    _FTS5_CHECKED = True
 
 
 def _glob(pattern: str) -> str:
@@ -106,44 +123,34 @@ def _glob(pattern: str) -> str:
     return pattern.replace("[!", "[^")
 
 
-def _site_row(snapshot_id: int, record: Mapping[str, Any], snapshot: Snapshot) -> tuple[Any, ...]:
-    """Return the `sites` row of one JSON record; StoreError if it is not one."""
-    try:
-        package = record["package"]
-        if (package["name"], package["version"]) != (snapshot.package, snapshot.version):
-            raise StoreError(
-                f"record {record['id']} belongs to {package['name']} {package['version']},"
-                f" not to the snapshot being written ({snapshot.package} {snapshot.version})"
-            )
-        loc = record["location"]
-        exc = record["exception"]
-        message = record["message"]
-        text = literal = None
-        if message is not None:
-            text = message["text"]
-            if message["static"]:
-                literal = "".join(p["text"] for p in message["parts"] if "text" in p).strip()
-        return (
-            snapshot_id,
-            record["id"],
-            loc["file"],
-            loc["line"],
-            loc["function"],
-            record["kind"],
-            exc["name"],
-            exc["qualname"],
-            exc["qualname"].rpartition(".")[2],
-            text,
-            literal,
-            record.get("title"),
-            json.dumps(record, ensure_ascii=False, separators=(",", ":")),
-        )
-    except (KeyError, TypeError) as exc:
-        rid = record.get("id", "?") if isinstance(record, Mapping) else "?"
-        raise StoreError(
-            f"record {rid} is not a site record as codec.site_to_json makes it:"
-            f" missing or malformed field {exc}"
-        ) from exc
+def _site_row(snapshot_id: int, site: ErrorSite, snapshot: Snapshot) -> tuple[Any, ...]:
+    """Return the `sites` row of one site of `snapshot`."""
+    loc = site.location
+    message = site.message
+    text = literal = None
+    if message is not None:
+        text = message.text
+        if message.static:
+            literal = message.literal_text.strip()
+    return (
+        snapshot_id,
+        site.id,
+        loc.file,
+        loc.line,
+        loc.function,
+        site.kind,
+        site.exception.name,
+        site.exception.qualname,
+        site.exception.qualname.rpartition(".")[2],
+        text,
+        literal,
+        None if site.explanation is None else site.explanation.title,
+        json.dumps(codec.site_to_json(site, snapshot), ensure_ascii=False, separators=(",", ":")),
+    )
+
+
+def _record(text: str) -> Record:
+    return codec.record_from_json(json.loads(text))
 
 
 def _fts_query(text: str) -> str | None:
@@ -157,22 +164,22 @@ def _fts_query(text: str) -> str | None:
     return " ".join(quoted)
 
 
-def _segments(marked: str | None) -> list[JSON] | None:
-    """Split text with highlight marks into [{"text", "match"}] segments."""
+def _segments(marked: str | None) -> tuple[Segment, ...] | None:
+    """Split text with highlight marks into segments."""
     if marked is None:
         return None
-    out: list[JSON] = []
+    out: list[Segment] = []
     for i, chunk in enumerate(marked.split(_MARK_START)):
         if i == 0:
             if chunk:
-                out.append({"text": chunk, "match": False})
+                out.append(Segment(text=chunk, match=False))
             continue
         hit, _, rest = chunk.partition(_MARK_END)
         if hit:
-            out.append({"text": hit, "match": True})
+            out.append(Segment(text=hit, match=True))
         if rest:
-            out.append({"text": rest, "match": False})
-    return out
+            out.append(Segment(text=rest, match=False))
+    return tuple(out)
 
 
 class SqliteStore:
@@ -337,26 +344,25 @@ class SqliteStore:
     def write_snapshot(
         self,
         snapshot: Snapshot,
-        records: Iterable[Mapping[str, Any]],
+        sites: Iterable[ErrorSite],
         *,
         files: int,
         skipped: Sequence[SkippedFile],
         tree_hash: str,
         extractor: str,
     ) -> None:
-        """Store `records` (JSON dicts of codec.site_to_json) as `snapshot`, replacing any
-        earlier (package, version), in one transaction: if anything fails or interrupts,
-        the previous state stays whole. Raises StoreError for a malformed record or a
-        database that cannot be written.
+        """Store `sites` as `snapshot`, replacing any earlier (package, version), in one
+        transaction: if anything fails or interrupts, the previous state stays whole.
+        Raises StoreError for a database that cannot be written.
         """
         conn = self._conn()
         count = 0
 
         def rows(snapshot_id: int) -> Iterator[tuple[Any, ...]]:
             nonlocal count
-            for record in records:
+            for site in sites:
                 count += 1
-                yield _site_row(snapshot_id, record, snapshot)
+                yield _site_row(snapshot_id, site, snapshot)
 
         try:
             with self._transaction(conn):
@@ -428,26 +434,26 @@ class SqliteStore:
         )
         return (rows[0][0], rows[0][1]) if rows else None
 
-    def snapshots(self) -> list[JSON]:
+    def snapshots(self) -> list[StoredSnapshot]:
         """Return every stored snapshot, ordered by package then version (oldest first)."""
-        skipped: dict[int, list[JSON]] = {}
+        skipped: dict[int, list[SkippedFile]] = {}
         for snapshot_id, path, reason in self._read(
             "SELECT snapshot_id, path, reason FROM skipped ORDER BY snapshot_id, path"
         ):
-            skipped.setdefault(snapshot_id, []).append({"path": path, "reason": reason})
+            skipped.setdefault(snapshot_id, []).append(SkippedFile(path=path, reason=reason))
         out = [
-            {
-                "package": package,
-                "version": version,
-                "source": source,
-                "repo_url": repo_url,
-                "commit": commit,
-                "date": date,
-                "files": files,
-                "sites": sites,
-                "skipped": skipped.get(snapshot_id, []),
-                "indexed_at": indexed_at,
-            }
+            StoredSnapshot(
+                package=package,
+                version=version,
+                source=source,
+                repo_url=repo_url,
+                commit=commit,
+                date=date,
+                files=files,
+                sites=sites,
+                skipped=tuple(skipped.get(snapshot_id, ())),
+                indexed_at=indexed_at,
+            )
             for (
                 snapshot_id,
                 package,
@@ -464,7 +470,7 @@ class SqliteStore:
                 " indexed_at FROM snapshots"
             )
         ]
-        out.sort(key=lambda s: (s["package"], version_key(s["version"])))
+        out.sort(key=lambda s: (s.package, version_key(s.version)))
         return out
 
     def _selected(self, package: str | None, version: str | None) -> list[int]:
@@ -518,7 +524,7 @@ class SqliteStore:
         file_glob: str | None = None,
         limit: int | None = None,
         offset: int = 0,
-    ) -> list[JSON]:
+    ) -> list[Record]:
         """Return the records that pass every filter given, by package, file and line.
 
         `version` None means the newest version of each package, "*" every version;
@@ -533,7 +539,7 @@ class SqliteStore:
             f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ? OFFSET ?",
             [*params, -1 if limit is None else limit, offset],
         )
-        return [json.loads(r[0]) for r in rows]
+        return [_record(r[0]) for r in rows]
 
     def count(
         self,
@@ -552,7 +558,7 @@ class SqliteStore:
 
     def iter_records(
         self, *, package: str | None = None, version: str | None = None
-    ) -> Iterator[JSON]:
+    ) -> Iterator[Record]:
         """Yield records one at a time, by package, version, file and line.
 
         `version` None means the newest version of each package, "*" every version.
@@ -567,16 +573,17 @@ class SqliteStore:
             )
             while batch := cur.fetchmany(_FETCH):
                 for row in batch:
-                    yield json.loads(row[0])
+                    yield _record(row[0])
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
 
     def get(
         self, site_id: str, *, package: str | None = None, version: str | None = None
-    ) -> JSON | None:
+    ) -> Record | None:
         """Return the record `site_id` from the newest version that has it (or the given
-        package/version), with "versions": every indexed version of its package that has
-        it, oldest first. None if there is no such record.
+        package/version), with `versions` (every indexed version of its package that has
+        it, oldest first) and `ai` (the newest model note on it, if any). None if there is
+        no such record.
         """
         sql = (
             "SELECT sn.package, sn.version, s.record FROM sites AS s"
@@ -592,8 +599,7 @@ class SqliteStore:
         if not rows:
             return None
         best = max(rows, key=lambda r: (version_key(r[1]), r[0]))
-        record: JSON = json.loads(best[2])
-        record["versions"] = sort_versions(
+        versions = sort_versions(
             [
                 r[0]
                 for r in self._read(
@@ -604,9 +610,11 @@ class SqliteStore:
                 )
             ]
         )
-        return record
+        return dataclasses.replace(
+            _record(best[2]), versions=tuple(versions), ai=self.enrichment(site_id)
+        )
 
-    def find_by_message(self, text: str) -> list[JSON]:
+    def find_by_message(self, text: str) -> list[Record]:
         """Return the records whose message.text is `text`, or whose static message reads
         `text` (surrounding whitespace ignored), newest version of each package.
         """
@@ -619,7 +627,7 @@ class SqliteStore:
             " ORDER BY sel.key, s.file, s.line, s.id",
             [*params, text, text.strip()],
         )
-        return [json.loads(r[0]) for r in rows]
+        return [_record(r[0]) for r in rows]
 
     def search(
         self,
@@ -630,21 +638,20 @@ class SqliteStore:
         exception: str | None = None,
         limit: int = 20,
         offset: int = 0,
-    ) -> JSON:
-        """Return {"total", "hits"} for free text over messages, titles, explanations,
+    ) -> SearchResult:
+        """Return the total and the hits for free text over messages, titles, explanations,
         inputs, exceptions, functions and files, best first (FTS5 bm25).
 
         Every word of `text` must appear (the last may be a prefix); punctuation only
-        separates words, so user text is never FTS5 syntax. Each hit is {"record",
-        "score", "highlight"}: highlight maps "message" and "title" (whole) and
-        "explanation" and "inputs" (snippets, only when they matched) to segments
-        [{"text", "match"}]. `version` None: newest version of each package; "*": all;
+        separates words, so user text is never FTS5 syntax. Each hit's highlight maps
+        "message" and "title" (whole) and "explanation" and "inputs" (snippets, only when
+        they matched) to segments. `version` None: newest version of each package; "*": all;
         `exception` as in list_records.
         """
         query = _fts_query(text)
         ids = self._selected(package, version) if query else []
         if not ids:
-            return {"total": 0, "hits": []}
+            return SearchResult(total=0, hits=())
         # FTS5 finds the rows; the join keeps those of the selected snapshots.
         sql = (
             " FROM sites_fts JOIN sites AS s ON s.id = sites_fts.rowid"
@@ -656,7 +663,7 @@ class SqliteStore:
             params.append(exception)
         total = int(self._read(f"SELECT count(*) {sql}", params)[0][0])
         if total == 0 or offset >= total:
-            return {"total": total, "hits": []}
+            return SearchResult(total=total, hits=())
         weights = ", ".join(str(w) for w in _FTS_WEIGHTS)
         marks = f"'{_MARK_START}', '{_MARK_END}'"
         rows = self._read(
@@ -666,16 +673,52 @@ class SqliteStore:
             f"{sql} ORDER BY 2, s.id LIMIT ? OFFSET ?",
             [*params, limit, offset],
         )
-        hits: list[JSON] = []
+        hits: list[SearchHit] = []
         for record, score, message, title, explanation, inputs in rows:
-            highlight: JSON = {"message": _segments(message), "title": _segments(title)}
+            highlight = {"message": _segments(message), "title": _segments(title)}
             for key, marked in (("explanation", explanation), ("inputs", inputs)):
                 if marked and _MARK_START in marked:
                     highlight[key] = _segments(marked)
             hits.append(
-                {"record": json.loads(record), "score": round(-score, 4), "highlight": highlight}
+                SearchHit(record=_record(record), score=round(-score, 4), highlight=highlight)
             )
-        return {"total": total, "hits": hits}
+        return SearchResult(total=total, hits=tuple(hits))
+
+    # -- model notes ------------------------------------------------------------------
+
+    def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:
+        """Return the newest model note on `site_id` (from `model`, if given), or None."""
+        sql = "SELECT model, created, text, provenance FROM enrichments WHERE site_id = ?"
+        params: list[Any] = [site_id]
+        if model is not None:
+            sql += " AND model = ?"
+            params.append(model)
+        rows = self._read(sql + " ORDER BY created DESC, model LIMIT 1", params)
+        if not rows:
+            return None
+        model, created, text, provenance = rows[0]
+        return Enrichment(
+            site_id=site_id, model=model, created=created, text=text, provenance=provenance
+        )
+
+    def save_enrichment(self, enrichment: Enrichment) -> None:
+        """Keep `enrichment`, replacing an earlier note by the same model on the same id."""
+        conn = self._conn()
+        try:
+            with self._transaction(conn):
+                conn.execute(
+                    "INSERT OR REPLACE INTO enrichments (site_id, model, created, text,"
+                    " provenance) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        enrichment.site_id,
+                        enrichment.model,
+                        enrichment.created,
+                        enrichment.text,
+                        enrichment.provenance,
+                    ),
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write a model note to {self.path}: {exc}") from exc
 
     # -- lifetime ---------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
--- errdex SQLite schema, version 1: the full schema of a new database.
+-- errdex SQLite schema, version 2: the full schema of a new database.
 -- An existing database of an older version reaches this one through the migrations
 -- in _sqlite.py instead; keep the two in step when this file changes.
 
@@ -59,4 +59,15 @@ CREATE INDEX sites_message_literal ON sites (message_literal);
 -- `sites` when opened (see _sqlite.FTS_COLUMNS), so its shape needs no migration.
 CREATE VIRTUAL TABLE sites_fts USING fts5 (
     message, title, explanation, inputs, exception, function, file
+);
+
+-- Answers of a language model about one error (errdex enrich), kept beside the static
+-- explanation, never over it; by error id (so across versions) and model.
+CREATE TABLE enrichments (
+    site_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    created TEXT NOT NULL,
+    text TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    PRIMARY KEY (site_id, model)
 );

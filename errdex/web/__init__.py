@@ -1,6 +1,6 @@
 # The web stage: errdex's site and JSON API (FastAPI + Jinja2), and the views that the
-# static export (errdex.export) renders to files. Thin over the store and the matcher.
-# Names load lazily so that `errdex.web.cli` costs the command line nothing until used.
+# static export (errdex.web.export) renders to files. Thin over the store and the matcher.
+# Names load lazily so that importing errdex.web costs the command line nothing until used.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

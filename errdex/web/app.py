@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -19,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from errdex import __version__
+from errdex import __version__, codec
 from errdex.errors import ErrorNotFound, InputTooLarge, StoreError
 from errdex.match import MAX_INPUT_BYTES
 from errdex.store import Store
@@ -143,7 +142,7 @@ def create_app(store: Store, *, warm: bool = True, recheck: float = 5.0) -> Fast
         """The error's record (the JSON contract of DESIGN.md) plus `versions`: every
         indexed version of its package that raises it. Cacheable: send If-None-Match."""
         page = views.error(data, links, site_id, version=version)
-        body = json.dumps(page.context, ensure_ascii=False).encode()
+        body = codec.dumps(page.context).encode()
         etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         headers = {"ETag": etag, "Cache-Control": RECORD_CACHE}
         if etag in request.headers.get("if-none-match", ""):

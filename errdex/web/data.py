@@ -7,10 +7,9 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
-from errdex.codec import JSON
 from errdex.match import Matcher
+from errdex.model import StoredSnapshot
 from errdex.store import Store
 
 Generation = tuple[tuple[str, str, str], ...]
@@ -33,14 +32,14 @@ class WebData:
         self._recheck = recheck
         self._lock = threading.Lock()
         self._checked: float | None = None
-        self._snapshots: list[JSON] = []
+        self._snapshots: list[StoredSnapshot] = []
         self._generation: Generation = ()
         self._summaries: dict[tuple[str, str], VersionSummary] = {}
         self._matcher: Matcher | None = None
         self._matcher_generation: Generation | None = None
         self._matcher_lock = threading.Lock()
 
-    def snapshots(self) -> list[JSON]:
+    def snapshots(self) -> list[StoredSnapshot]:
         """Every stored snapshot (see Store.snapshots), at most `recheck` seconds old."""
         now = time.monotonic()
         if self._fresh(now):
@@ -48,7 +47,7 @@ class WebData:
         with self._lock:
             if not self._fresh(now):
                 snaps = self.store.snapshots()
-                generation = tuple((s["package"], s["version"], s["indexed_at"]) for s in snaps)
+                generation = tuple((s.package, s.version, s.indexed_at) for s in snaps)
                 if generation != self._generation:
                     self._summaries = {}
                 self._snapshots, self._generation = snaps, generation
@@ -58,17 +57,12 @@ class WebData:
     def _fresh(self, now: float) -> bool:
         return self._checked is not None and now - self._checked < self._recheck
 
-    def snapshot(self, package: str, version: str) -> JSON | None:
+    def snapshot(self, package: str, version: str) -> StoredSnapshot | None:
         """The snapshot of `package` `version`, or None."""
         for snap in self.snapshots():
-            if snap["package"] == package and snap["version"] == version:
+            if snap.package == package and snap.version == version:
                 return snap
         return None
-
-    def newest(self, package: str) -> JSON | None:
-        """The newest indexed snapshot of `package`, or None."""
-        found = [s for s in self.snapshots() if s["package"] == package]
-        return found[-1] if found else None
 
     def summary(self, package: str, version: str) -> VersionSummary:
         """Counts by exception and by file over every error of `package` `version`."""
@@ -80,8 +74,8 @@ class WebData:
         exceptions: Counter[str] = Counter()
         modules: Counter[str] = Counter()
         for record in self.store.iter_records(package=package, version=version):
-            exceptions[record["exception"]["name"]] += 1
-            modules[record["location"]["file"]] += 1
+            exceptions[record.site.exception.name] += 1
+            modules[record.site.location.file] += 1
         summary = VersionSummary(
             total=sum(modules.values()),
             exceptions=tuple(sorted(exceptions.items(), key=lambda kv: (-kv[1], kv[0]))),
@@ -114,8 +108,3 @@ def repo_name(repo_url: str | None, package: str) -> str:
     if repo_url and repo_url.startswith(prefix):
         return repo_url[len(prefix) :].strip("/")
     return package
-
-
-def as_dict(value: Any) -> JSON:
-    """`value` if it is a dict, else an empty one (records from older indexes)."""
-    return value if isinstance(value, dict) else {}

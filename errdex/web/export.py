@@ -1,11 +1,10 @@
-# `errdex export DIR`: the whole site as static files for any static host, rendered by the
+# The static export: the whole site as files for any static host, rendered by the
 # same views as the server. HTML pages sit at the server's URLs (as DIR/URL/index.html);
 # JSON twins at the API's URLs plus ".json"; search runs in the page over a prebuilt
 # search-index.json. Every path written is built from quoted segments and checked to be
 # inside DIR, so no package name, version or id can write elsewhere.
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
+from errdex import codec
 from errdex.errors import ErrdexError
 from errdex.store import Store
 from errdex.web import views
@@ -100,16 +100,16 @@ def export_site(
         urls.append(url)
 
     def twin(url: str, value: Any) -> None:
-        out.write(_url_parts(url), json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        out.write(_url_parts(url), codec.dumps(value))
 
     try:
         snapshots = data.snapshots()
         ids: list[str] = []
         seen: set[str] = set()
         for record in store.iter_records(version="*"):
-            if record["id"] not in seen:
-                seen.add(record["id"])
-                ids.append(record["id"])
+            if record.id not in seen:
+                seen.add(record.id)
+                ids.append(record.id)
         total = 2 + len(snapshots) + len(ids)
         done = 0
 
@@ -125,40 +125,22 @@ def export_site(
         tick()
         for snap in snapshots:
             built = views.package(
-                data, links, snap["package"], snap["version"], limit=views.MAX_PACKAGE_LIMIT * 100
+                data, links, snap.package, snap.version, limit=views.MAX_PACKAGE_LIMIT * 100
             )
-            page(links.package(snap["package"], snap["version"]), built)
-            twin(links.package_json(snap["package"], snap["version"]), built.context)
+            page(links.package(snap.package, snap.version), built)
+            twin(links.package_json(snap.package, snap.version), built.context)
             tick()
         rows: list[list[Any]] = []
         for site_id in ids:
             built = views.error(data, links, site_id)
             page(links.error(site_id), built)
             twin(links.error_json(site_id), built.context)
-            rows.append(_index_row(views.summary(built.context, links)))
+            rows.append(_index_row(views.summary(built.extra["record"], links)))
             tick()
         search = views.search(data, links, "")
         page(links.search(), search)
-        out.write(
-            ["search-index.json"],
-            json.dumps(
-                {
-                    "fields": [
-                        "id",
-                        "package",
-                        "version",
-                        "exception",
-                        "title",
-                        "message",
-                        "file",
-                        "line",
-                    ],
-                    "rows": rows,
-                },
-                ensure_ascii=False,
-                separators=(",", ":"),
-            ),
-        )
+        fields = ["id", "package", "version", "exception", "title", "message", "file", "line"]
+        out.write(["search-index.json"], codec.dumps({"fields": fields, "rows": rows}))
         tick()
     except OSError as exc:
         raise ExportError(f"cannot write the export into {root}: {exc}") from exc

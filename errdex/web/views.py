@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from errdex import codec
 from errdex.codec import JSON
 from errdex.errors import ErrorNotFound
-from errdex.match import result_to_json
+from errdex.model import Record, SearchHit
 from errdex.web import prose
-from errdex.web.data import WebData, as_dict, repo_name
+from errdex.web.data import WebData, repo_name
 from errdex.web.links import Links
 
 SEARCH_LIMIT = 20
@@ -31,20 +32,20 @@ class Page:
     status: int = 200
 
 
-def summary(record: JSON, links: Links) -> JSON:
+def summary(record: Record, links: Links) -> JSON:
     """The short form of a record that lists and search results show."""
-    message = record.get("message") or {}
+    site = record.site
     return {
-        "id": record["id"],
-        "url": links.error(record["id"]),
-        "package": record["package"]["name"],
-        "version": record["package"]["version"],
-        "exception": record["exception"]["name"],
-        "title": prose.title(record),
-        "message": message.get("text"),
-        "file": record["location"]["file"],
-        "line": record["location"]["line"],
-        "function": record["location"]["function"],
+        "id": site.id,
+        "url": links.error(site.id),
+        "package": record.package,
+        "version": record.version,
+        "exception": site.exception.name,
+        "title": prose.title(site),
+        "message": None if site.message is None else site.message.text,
+        "file": site.location.file,
+        "line": site.location.line,
+        "function": site.location.function,
     }
 
 
@@ -52,21 +53,21 @@ def home(data: WebData, links: Links) -> Page:
     packages: dict[str, JSON] = {}
     for snap in data.snapshots():
         entry = packages.setdefault(
-            snap["package"], {"name": snap["package"], "versions": [], "repo_url": None}
+            snap.package, {"name": snap.package, "versions": [], "repo_url": None}
         )
         entry["versions"].append(
             {
-                "version": snap["version"],
-                "sites": snap["sites"],
-                "files": snap["files"],
-                "skipped": len(snap["skipped"]),
-                "commit": snap["commit"],
-                "date": snap["date"],
-                "url": links.package(snap["package"], snap["version"]),
-                "api_url": links.package_json(snap["package"], snap["version"]),
+                "version": snap.version,
+                "sites": snap.sites,
+                "files": snap.files,
+                "skipped": len(snap.skipped),
+                "commit": snap.commit,
+                "date": snap.date,
+                "url": links.package(snap.package, snap.version),
+                "api_url": links.package_json(snap.package, snap.version),
             }
         )
-        entry["repo_url"] = snap["repo_url"] or entry["repo_url"]
+        entry["repo_url"] = snap.repo_url or entry["repo_url"]
     for entry in packages.values():
         entry["versions"].reverse()  # newest first
         entry["newest"] = entry["versions"][0]["version"]
@@ -95,7 +96,7 @@ def package(
 ) -> Page:
     snap = data.snapshot(name, version)
     if snap is None:
-        known = [s["version"] for s in data.snapshots() if s["package"] == name]
+        known = [s.version for s in data.snapshots() if s.package == name]
         hint = (
             f"indexed versions of {name}: {', '.join(known)}"
             if known
@@ -111,9 +112,9 @@ def package(
         found = store.search(
             q, package=name, version=version, limit=limit, offset=offset, exception=exception
         )
-        matching = found["total"]
-        records = [hit["record"] for hit in found["hits"]]
-        highlights = {hit["record"]["id"]: hit["highlight"] for hit in found["hits"]}
+        matching = found.total
+        records = [hit.record for hit in found.hits]
+        highlights = {hit.record.id: _highlight_json(hit) for hit in found.hits}
     else:
         matching = (
             counts.total
@@ -126,15 +127,15 @@ def package(
     errors = []
     for record in records:
         item = summary(record, links)
-        if record["id"] in highlights:
-            item["highlight"] = highlights[record["id"]]
+        if record.id in highlights:
+            item["highlight"] = highlights[record.id]
         errors.append(item)
     context = {
         "package": name,
         "version": version,
-        "repo_url": snap["repo_url"],
-        "commit": snap["commit"],
-        "date": snap["date"],
+        "repo_url": snap.repo_url,
+        "commit": snap.commit,
+        "date": snap.date,
         "total": counts.total,
         "matching": matching,
         "filters": {"exception": exception, "q": q},
@@ -171,35 +172,35 @@ def error(
             + (f" in {package} {version or ''}".rstrip() if package else "")
             + "; search for its message at /search?q=… or paste it into the box on /"
         )
-    pkg = record["package"]
-    snap = data.snapshot(pkg["name"], pkg["version"]) or {}
+    site = record.site
+    snap = data.snapshot(record.package, record.version)
     related = []
-    for other_id in record.get("related", [])[:MAX_RELATED]:
-        other = data.store.get(other_id, package=pkg["name"])
+    for other_id in () if site.explanation is None else site.explanation.related[:MAX_RELATED]:
+        other = data.store.get(other_id, package=record.package)
         if other is not None:
             related.append(summary(other, links))
-    loc = record["location"]
-    title = prose.title(record)
-    message = (record.get("message") or {}).get("text") or "(no message)"
-    exc = record["exception"]["name"]
-    explanation = as_dict(record.get("explanation"))
-    means = explanation.get("what_it_means") or prose.fallback(record)["what_it_means"]
+    loc = site.location
+    title = prose.title(site)
+    message = "(no message)" if site.message is None else site.message.text
+    exc = site.exception.name
+    means = "" if site.explanation is None else site.explanation.what_it_means
+    context = codec.record_to_json(record)
     return Page(
         template="error.html",
-        context=record,
-        title=f"{title} — {exc} in {pkg['name']} {pkg['version']} · errdex",
+        context=context,
+        title=f"{title} — {exc} in {record.package} {record.version} · errdex",
         description=prose.shorten(
-            f"{exc}: {message} — raised at {loc['file']}:{loc['line']} in {pkg['name']} "
-            f"{pkg['version']}. {means}",
+            f"{exc}: {message} — raised at {loc.file}:{loc.line} in {record.package} "
+            f"{record.version}. {means}",
             300,
         ),
         extra={
+            "record": record,
             "title": title,
-            "repo": repo_name(record["repo"].get("url"), pkg["name"]),
-            "snapshot": snap,
+            "repo": repo_name(record.repo_url, record.package),
+            "date": None if snap is None else snap.date,
             "related": related,
-            "explanation": explanation,
-            "fallback": prose.fallback(record),
+            "explanation": context.get("explanation") or {},
         },
     )
 
@@ -217,12 +218,12 @@ def search(
     package = package or None
     found = data.store.search(q, package=package, limit=limit, offset=offset) if q else None
     results = []
-    for hit in found["hits"] if found else []:
-        item = summary(hit["record"], links)
-        item["score"] = hit["score"]
-        item["highlight"] = hit["highlight"]
+    for hit in found.hits if found else ():
+        item = summary(hit.record, links)
+        item["score"] = hit.score
+        item["highlight"] = _highlight_json(hit)
         results.append(item)
-    total = found["total"] if found else 0
+    total = found.total if found else 0
     context = {
         "query": q,
         "package": package,
@@ -242,7 +243,7 @@ def search(
 
 
 def match(data: WebData, links: Links, text: str, *, package: str | None = None) -> Page:
-    result = result_to_json(data.matcher().match(text, package=package or None))
+    result = codec.match_result_to_json(data.matcher().match(text, package=package or None))
     for item in [*result["matches"], *result["closest"]]:
         item["url"] = links.error(item["id"])
     return Page(
@@ -251,3 +252,7 @@ def match(data: WebData, links: Links, text: str, *, package: str | None = None)
         title="Where does this error come from? · errdex",
         description="The raise sites that produced a pasted error message or traceback.",
     )
+
+
+def _highlight_json(hit: SearchHit) -> JSON:
+    return {k: codec.segments_to_json(v) for k, v in hit.highlight.items()}

@@ -12,13 +12,12 @@ from typing import Any
 
 import pytest
 
-from errdex.explain.enrich import (
-    EnrichCache,
-    EnrichError,
-    enrich_records,
-    enrichment_to_json,
-    settings_from_env,
-)
+from errdex.codec import enrichment_to_json
+from errdex.enrich import EnrichError, enrich_records, settings_from_env
+from errdex.index import index_source
+from errdex.model import Record
+from errdex.store import Store, open_store
+from tests.conftest import write_tree
 
 
 class ChatServer(ThreadingHTTPServer):
@@ -106,36 +105,46 @@ def url(server: ChatServer) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
-def record(site_id: str = "0c2387a2b060042c") -> dict[str, Any]:
-    return {
-        "id": site_id,
-        "package": {"name": "vllm", "version": "0.28.0"},
-        "exception": {"name": "ValueError"},
-        "message": {"text": "x must be non-negative (0 = auto-infer)"},
-        "location": {
-            "file": "vllm/config/compilation.py",
-            "line": 1038,
-            "function": "C.__post_init__",
-        },
-        "guard": [{"kind": "if", "test": "self.on and self.x < 0", "negated": False}],
-        "inputs": [{"name": "x", "type": "int", "default": "0", "doc": "If 0, auto-infer."}],
-        "title": "x must be non-negative",
-        "explanation": {
-            "what_it_means": "C rejects a negative x",
-            "when_it_happens": "...",
-            "solutions": ["Set x to 0 or more"],
-        },
-        "snippet": {
-            "start_line": 1,
-            "lines": ["if self.on and self.x < 0:", "    raise ValueError(...)"],
-        },
-    }
+PACKAGE = {
+    "pkg/__init__.py": """
+        class C:
+            def __post_init__(self):
+                if self.on and self.x < 0:
+                    raise ValueError("x must be non-negative (0 = auto-infer)")
+
+        def check(n):
+            if n == 1:
+                raise KeyError("one is not allowed here")
+            if n == 2:
+                raise KeyError("two is not allowed here")
+            if n == 3:
+                raise KeyError("three is not allowed here")
+            if n == 4:
+                raise KeyError("four is not allowed here")
+            if n == 5:
+                raise KeyError("five is not allowed here")
+        """,
+}
 
 
-def test_answer_is_stored_beside_and_cached(server: ChatServer, tmp_path: Path) -> None:
-    cache = tmp_path / "enrich.sqlite"
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A real store with a small package indexed (six sites), as `errdex enrich` sees it."""
+    write_tree(tmp_path / "src", PACKAGE)
+    with open_store(tmp_path / "errdex.sqlite") as db:
+        index_source(str(tmp_path / "src"), db, use_cache=False)
+        yield db
+
+
+def record(store: Store) -> Record:
+    """The record of the first raise: the one with a guard and an input."""
+    [found] = [r for r in store.list_records() if r.site.exception.name == "ValueError"]
+    return found
+
+
+def test_answer_is_stored_beside_and_cached(server: ChatServer, store: Store) -> None:
     results = enrich_records(
-        [record()], base_url=url(server), model="tiny", api_key="k", cache_path=cache
+        [record(store)], store, base_url=url(server), model="tiny", api_key="k"
     )
     [result] = results
     assert result.error is None and not result.cached
@@ -147,62 +156,69 @@ def test_answer_is_stored_beside_and_cached(server: ChatServer, tmp_path: Path) 
     sent = server.requests[0]
     assert sent["path"] == "/v1/chat/completions" and sent["auth"] == "Bearer k"
     assert "self.on and self.x < 0" in sent["body"]["messages"][1]["content"]
-    # Same id and model: from the cache, no request. Another model asks again.
-    again = enrich_records([record()], base_url=url(server), model="tiny", cache_path=cache)
+    # Same id and model: from the store, no request. Another model asks again.
+    again = enrich_records([record(store)], store, base_url=url(server), model="tiny")
     assert again[0].cached and again[0].enrichment == result.enrichment
     assert len(server.requests) == 1
-    enrich_records([record()], base_url=url(server), model="other", cache_path=cache)
+    enrich_records([record(store)], store, base_url=url(server), model="other")
     assert len(server.requests) == 2
-    assert EnrichCache(cache).get("0c2387a2b060042c", "tiny") == result.enrichment
+    assert store.enrichment(record(store).id, "tiny") == result.enrichment
+    shown = store.get(record(store).id)
+    assert shown is not None and shown.ai is not None and shown.ai.model == "other"
 
 
-def test_retries_server_errors(server: ChatServer) -> None:
+def test_retries_server_errors(server: ChatServer, store: Store) -> None:
     [result] = enrich_records(
-        [record()], base_url=url(server), model="flaky", retries=2, backoff=0.01
+        [record(store)], store, base_url=url(server), model="flaky", retries=2, backoff=0.01
     )
     assert result.enrichment is not None and len(server.requests) == 3
 
 
-def test_gives_up_after_retries(server: ChatServer) -> None:
+def test_gives_up_after_retries(server: ChatServer, store: Store) -> None:
     [result] = enrich_records(
-        [record()], base_url=url(server), model="down", retries=1, backoff=0.01
+        [record(store)], store, base_url=url(server), model="down", retries=1, backoff=0.01
     )
     assert result.enrichment is None
     assert result.error is not None and "HTTP 503" in result.error and "2 attempts" in result.error
 
 
-def test_slow_answer_times_out(server: ChatServer) -> None:
+def test_slow_answer_times_out(server: ChatServer, store: Store) -> None:
     started = time.perf_counter()
     [result] = enrich_records(
-        [record()], base_url=url(server), model="slow", timeout=0.2, retries=0
+        [record(store)], store, base_url=url(server), model="slow", timeout=0.2, retries=0
     )
     assert result.error is not None and "timeout" in result.error
     assert time.perf_counter() - started < 0.9
 
 
 @pytest.mark.parametrize("model", ["malformed", "wrong-shape"])
-def test_malformed_answers_are_errors(server: ChatServer, model: str) -> None:
-    [result] = enrich_records([record()], base_url=url(server), model=model, retries=0)
+def test_malformed_answers_are_errors(server: ChatServer, store: Store, model: str) -> None:
+    [result] = enrich_records([record(store)], store, base_url=url(server), model=model, retries=0)
     assert result.enrichment is None
     assert result.error is not None and "malformed chat completion" in result.error
 
 
-def test_client_errors_are_not_retried(server: ChatServer) -> None:
-    [result] = enrich_records([record()], base_url=url(server), model="unauthorized", retries=3)
+def test_client_errors_are_not_retried(server: ChatServer, store: Store) -> None:
+    [result] = enrich_records(
+        [record(store)], store, base_url=url(server), model="unauthorized", retries=3
+    )
     assert result.error is not None and "HTTP 401" in result.error and "key" in result.error
     assert len(server.requests) == 1
 
 
-def test_concurrency_is_limited(server: ChatServer) -> None:
-    records = [record(f"id{i}") for i in range(6)]
-    results = enrich_records(records, base_url=url(server), model="busy", concurrency=2)
-    assert [r.site_id for r in results] == [f"id{i}" for i in range(6)]
+def test_concurrency_is_limited(server: ChatServer, store: Store) -> None:
+    records = store.list_records()
+    assert len(records) == 6
+    results = enrich_records(records, store, base_url=url(server), model="busy", concurrency=2)
+    assert [r.site_id for r in results] == [r.id for r in records]
     assert all(r.enrichment is not None for r in results)
     assert server.most_in_flight == 2
 
 
-def test_unreachable_endpoint() -> None:
-    [result] = enrich_records([record()], base_url="http://127.0.0.1:9/v1", model="m", retries=0)
+def test_unreachable_endpoint(store: Store) -> None:
+    [result] = enrich_records(
+        [record(store)], store, base_url="http://127.0.0.1:9/v1", model="m", retries=0
+    )
     assert result.error is not None and "cannot reach" in result.error
 
 

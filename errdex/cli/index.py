@@ -1,0 +1,190 @@
+# `errdex index SOURCE`: one snapshot, or every release of a PyPI package.
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.markup import escape
+
+from errdex import codec
+from errdex.cli.console import (
+    argument,
+    db_option,
+    err,
+    errors_explained,
+    fail,
+    json_option,
+    out,
+    store_at,
+    write_json,
+)
+from errdex.model import IndexResult
+
+MAX_SKIPPED_SHOWN = 20
+
+
+@click.command()
+@argument(
+    "source",
+    help="A directory, pypi:NAME[==VERSION], installed:NAME, or a git repo URL/path @REV.",
+)
+@db_option
+@click.option(
+    "--path",
+    multiple=True,
+    help="Index these folders/modules (relative to the root) instead of the "
+    "package code found by default. Repeatable.",
+)
+@click.option(
+    "--whole-tree", is_flag=True, help="Index every .py file, tests and examples included."
+)
+@click.option("--workers", type=int, help="Parser processes (default: cores).")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Parse every file again instead of reusing cached results.",
+)
+@click.option("--force/--no-force", default=False, help="Rewrite even when nothing changed.")
+@click.option(
+    "--all-versions",
+    is_flag=True,
+    help="With pypi:NAME, index every stable release not yet indexed.",
+)
+@click.option("--since", help="With --all-versions, start at this version.")
+@json_option
+def index(
+    source: str,
+    db: Path | None,
+    path: tuple[str, ...],
+    whole_tree: bool,
+    workers: int | None,
+    no_cache: bool,
+    force: bool,
+    all_versions: bool,
+    since: str | None,
+    as_json: bool,
+) -> None:
+    """Index SOURCE: extract every error it can raise into the store."""
+    if since is not None and not all_versions:
+        fail("--since goes with --all-versions", 2)
+    if all_versions:
+        if path or whole_tree or no_cache or force:
+            fail(
+                "--all-versions indexes releases as they are; drop --path, --whole-tree, "
+                "--no-cache and --force",
+                2,
+            )
+        _index_all_versions(source, db, since, workers, as_json)
+        return
+    code_paths: tuple[str, ...] | None = None
+    if whole_tree:
+        code_paths = ()
+    elif path:
+        code_paths = tuple(p.strip("/") for p in path)
+    with errors_explained(), store_at(db) as store, _progress() as report:
+        from errdex.index import index_source
+
+        result = index_source(
+            source,
+            store,
+            code_paths=code_paths,
+            workers=workers,
+            use_cache=not no_cache,
+            force=force,
+            progress=report,
+        )
+    if as_json:
+        write_json(codec.index_result_to_json(result))
+    else:
+        _print_summary(result)
+
+
+def _index_all_versions(
+    source: str, db: Path | None, since: str | None, workers: int | None, as_json: bool
+) -> None:
+    if not source.startswith("pypi:") or "==" in source:
+        fail(f"--all-versions takes pypi:NAME without a version, not {source!r}", 2)
+    if since is not None and not _is_version(since):
+        fail(f"--since {since!r} is not a version (e.g. 0.27.0)", 2)
+    with errors_explained(), store_at(db) as store, _progress() as report:
+        from errdex.index import index_all_versions
+
+        results = index_all_versions(
+            source[5:], store, since=since, workers=workers, progress=report
+        )
+    if as_json:
+        write_json([codec.index_result_to_json(r) for r in results])
+        return
+    for result in results:
+        _print_summary(result)
+    if not results:
+        out.print("every release is indexed already")
+
+
+@contextmanager
+def _progress() -> Iterator[Any]:
+    if not err.is_terminal or os.environ.get("CI"):
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    # auto_refresh off: no refresh thread, so parse workers may be forked safely.
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        auto_refresh=False,
+    )
+    tasks: dict[str, Any] = {}
+
+    def report(phase: str, done: int, total: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(phase, total=total or None)
+        bar.update(tasks[phase], completed=done, total=total or None)
+        bar.refresh()
+
+    with bar:
+        yield report
+
+
+def _print_summary(result: IndexResult) -> None:
+    snap = result.snapshot
+    for skipped in result.skipped[:MAX_SKIPPED_SHOWN]:
+        err.print(f"[yellow]skipped[/] {escape(skipped.path)}: {escape(skipped.reason)}")
+    if len(result.skipped) > MAX_SKIPPED_SHOWN:
+        more = len(result.skipped) - MAX_SKIPPED_SHOWN
+        err.print(f"[yellow]… and {more} more skipped files[/]")
+    if result.unchanged:
+        out.print(
+            f"{snap.package} {snap.version}: unchanged since the last index "
+            f"({result.files:,} files, {result.seconds:.2f} s)"
+        )
+        return
+    out.print(
+        f"{snap.package} {snap.version}: {result.files:,} files ({result.parsed:,} parsed), "
+        f"{len(result.sites):,} error sites, {len(result.skipped)} skipped, "
+        f"{result.seconds:.1f} s"
+    )
+
+
+def _is_version(text: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True

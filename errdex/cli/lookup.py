@@ -1,0 +1,155 @@
+# `errdex list` and `errdex show`: the indexed errors, as a table or one whole record.
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from errdex import codec
+from errdex.cli.console import (
+    argument,
+    db_option,
+    err,
+    errors_explained,
+    json_option,
+    out,
+    store_at,
+    write_json,
+)
+from errdex.model import ErrorSite, Record
+from errdex.store import find_error
+
+
+@click.command("list")
+@click.option("--package", help="Only this package.")
+@click.option("--version", help="Only this version (default: newest).")
+@click.option("--exception", help="Only this exception class.")
+@click.option("--file", help="Only files matching this glob.")
+@click.option("--limit", type=int, help="At most this many.")
+@db_option
+@json_option
+def list_errors(
+    package: str | None,
+    version: str | None,
+    exception: str | None,
+    file: str | None,
+    limit: int | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """List indexed errors."""
+    with errors_explained(), store_at(db) as store:
+        records = store.list_records(
+            package=package, version=version, exception=exception, file_glob=file, limit=limit
+        )
+    if as_json:
+        write_json([codec.record_to_json(r) for r in records])
+        return
+    if not records:
+        err.print("no errors match these filters")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, show_edge=False, pad_edge=False)
+    for column in ("id", "exception", "location", "message"):
+        table.add_column(column, overflow="fold" if column == "message" else "ellipsis")
+    for record in records:
+        site = record.site
+        loc = site.location
+        table.add_row(
+            site.id,
+            site.exception.name,
+            f"{loc.file}:{loc.line}",
+            escape(_short(site.message.text if site.message else "(no message)")),
+        )
+    out.print(table)
+
+
+@click.command()
+@argument("target", help="An error id, or a message exactly as indexed.")
+@click.option("--package", help="Package the id belongs to.")
+@click.option("--version", help="Version (default: newest).")
+@db_option
+@json_option
+def show(
+    target: str, package: str | None, version: str | None, db: Path | None, as_json: bool
+) -> None:
+    """Show one error: its message, where it is raised, the guards and inputs."""
+    with errors_explained(), store_at(db) as store:
+        record = find_error(store, target, package=package, version=version)
+    if as_json:
+        write_json(codec.record_to_json(record))
+    else:
+        print_record(record)
+
+
+def print_record(record: Record) -> None:
+    """The whole record, section by section, as `errdex show` prints it."""
+    site = record.site
+    exc = site.exception
+    out.print(
+        f"[bold]{escape(exc.name)}[/] ({escape(exc.qualname)})  "
+        f"{escape(record.package)} {escape(record.version)}  id {site.id}"
+    )
+    if site.explanation is not None:
+        out.print(f"[bold]{escape(site.explanation.title)}[/]")
+    out.print(escape(site.message.text) if site.message else "(no message)")
+    _print_explanation(site)
+    loc = site.location
+    out.print(f"\n[bold]Raised at[/] {escape(loc.file)}:{loc.line} in {escape(loc.function)}")
+    url = codec.source_url(record.repo_url, record.commit, loc.file, loc.line)
+    if url:
+        out.print(escape(url))
+    _print_conditions(site)
+    if record.ai is not None:
+        ai = record.ai
+        out.print(f"\n[bold]AI note[/] [dim]({escape(ai.model)}, {escape(ai.created)})[/]")
+        out.print(escape(ai.text))
+    out.print("\n[bold]Source[/]")
+    for number, line in enumerate(site.snippet.lines, start=site.snippet.start_line):
+        mark = ">" if loc.line <= number <= loc.end_line else " "
+        out.print(f"{mark}{number:>6}  {escape(line)}")
+
+
+def _print_explanation(site: ErrorSite) -> None:
+    body = site.explanation
+    if body is None:
+        return
+    out.print(f"\n[bold]What it means[/]\n{escape(body.what_it_means)}")
+    out.print(f"\n[bold]When it happens[/]\n{escape(body.when_it_happens)}")
+    if body.solutions:
+        out.print("\n[bold]Solutions[/]")
+        for number, solution in enumerate(body.solutions, start=1):
+            out.print(f"  {number}. {escape(solution)}")
+    if body.common_situations:
+        out.print("\n[bold]Common situations[/]")
+        for situation in body.common_situations:
+            out.print(f"  - {escape(situation)}")
+    if body.tests:
+        out.print("\n[bold]Tests that raise it[/]")
+        for test in body.tests:
+            out.print(f"  {escape(test.file)}:{test.line} {escape(test.name)}")
+
+
+def _print_conditions(site: ErrorSite) -> None:
+    if site.guard:
+        out.print("\n[bold]When[/]")
+        for guard in site.guard:
+            text = f"not ({guard.test})" if guard.negated else guard.test
+            out.print(f"  {guard.kind:<10} {escape(text)}  [dim](line {guard.line})[/]")
+    if site.inputs:
+        out.print("\n[bold]Inputs[/]")
+        for item in site.inputs:
+            typed = f": {item.type}" if item.type else ""
+            default = f" = {item.default}" if item.default is not None else ""
+            out.print(
+                f"  {escape(item.expr)}{escape(typed)}{escape(default)}  [dim]({item.kind})[/]"
+            )
+            if item.doc:
+                out.print(f"      {escape(_short(item.doc, 160))}")
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

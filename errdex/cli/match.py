@@ -1,0 +1,115 @@
+# `errdex match`: from the text a user saw to the raise that produced it.
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from packaging.utils import canonicalize_name
+from rich.markup import escape
+
+from errdex import codec
+from errdex.cli.console import (
+    argument,
+    db_option,
+    errors_explained,
+    fail,
+    json_option,
+    out,
+    store_at,
+    write_json,
+)
+from errdex.model import Match, MatchResult
+
+MAX_SHOWN_VALUE = 60
+
+
+@click.command()
+@argument(
+    "text", required=False, help="The message or traceback you saw; '-' reads standard input."
+)
+@click.option(
+    "--file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read the text from this file.",
+)
+@click.option("--package", help="Only this package, or NAME==VERSION.")
+@click.option("--limit", type=click.IntRange(min=1), default=10, help="At most this many matches.")
+@db_option
+@json_option
+def match(
+    text: str | None,
+    file: Path | None,
+    package: str | None,
+    limit: int,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Find the raise that produced a message or traceback, and the values in its holes.
+
+    Exit status: 0 when something matched, 1 when nothing did (the answer says why).
+    """
+    from errdex.match import MAX_INPUT_BYTES, Matcher
+
+    if file is not None:
+        try:
+            with file.open("rb") as handle:  # past the cap the matcher refuses: read no more
+                raw: str | bytes = handle.read(MAX_INPUT_BYTES + 1)
+        except OSError as exc:
+            fail(f"cannot read {file}: {exc.strerror}")
+    elif text is None or text == "-":
+        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    else:
+        raw = text
+    with errors_explained(), store_at(db) as store:
+        name = None if package is None else canonicalize_name(package.partition("==")[0])
+        matcher = Matcher.build(store.iter_records(package=name, version="*"))
+        result = matcher.match(raw, package=package, limit=limit)
+    if as_json:
+        write_json(codec.match_result_to_json(result))
+    else:
+        out.print(escape(render_text(result)))
+    if not result.matches:
+        raise click.exceptions.Exit(1)
+
+
+def render_text(result: MatchResult) -> str:
+    """The short human-readable answer (no trailing newline)."""
+    lines: list[str] = []
+    if not result.matches:
+        lines.append(result.note or "no match")
+    for i, m in enumerate(result.matches, 1):
+        flags = [f"score {m.score:.2f}"]
+        if m.exact:
+            flags.append("exact")
+        if m.ambiguous:
+            flags.append("one of several identical messages")
+        lines.append(
+            f"{i}. {m.exception} at {m.file}:{m.line} in {m.function}"
+            f"  ({m.package} {m.version}; {', '.join(flags)})"
+        )
+        if m.template is not None:
+            lines.append(f"   message: {_marked(m)}")
+        if m.version_inferred:
+            lines.append(f"   you probably run {m.package} {m.version_inferred}")
+        if m.note:
+            lines.append(f"   note: {m.note}")
+        lines.append(f"   details: errdex show {m.id}")
+    if result.closest:
+        lines.append("closest (not answers):")
+        for m in result.closest:
+            lines.append(
+                f"  - {m.exception} at {m.file}:{m.line} in {m.function}"
+                f" ({m.package} {m.version}): {m.label}  [errdex show {m.id}]"
+            )
+    return "\n".join(lines)
+
+
+def _marked(m: Match) -> str:
+    """The template with each hole shown as {expr=value} when the text filled it."""
+    text = m.template or ""
+    for expr, value in m.values.items():
+        if "{" + expr + "}" in text:
+            short = value if len(value) <= MAX_SHOWN_VALUE else value[:57] + "..."
+            text = text.replace("{" + expr + "}", "{" + expr + "=" + short + "}", 1)
+    return text

@@ -1,0 +1,260 @@
+# What the snapshot's own tests expect of its errors, read for the explain stage:
+# `pytest.raises(Exc, match=...)`, `assertRaisesRegex(Exc, ...)` and raises blocks that
+# check the message text afterwards. Test files are read as text, never imported: only
+# the argument list of each raises call is parsed, which keeps a scan of a large test
+# tree well under a second.
+from __future__ import annotations
+
+import ast
+import os
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from errdex.model import Expectation, TestFile, TestRef
+
+MAX_FILE = 2_000_000  # bytes; larger test files are data, not tests
+_SKIP_DIRS = frozenset(
+    {"node_modules", "__pycache__", "site-packages", "build", "dist", "csrc", "venv", ".venv"}
+)
+_TEST_DIRS = frozenset({"tests", "test", "testing"})
+# Starts with a literal so that the regex engine can skip ahead; what precedes it
+# ("r" of raises, "assertR" of assertRaises) is checked by hand.
+_CALL = re.compile(r"aises(Regexp?|Regex|Message)?\s*\(")
+_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
+_STRING = re.compile(r"""(?:[rRbBuUfF]{0,2})("[^"\\\n]{12,200}"|'[^'\\\n]{12,200}')""")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def scan_tests(root: Path) -> tuple[TestFile, ...]:
+    """The test files under `root` that expect an exception somewhere, with what they
+    expect and the identifiers they mention."""
+    found: list[TestFile] = []
+    for rel, text in _read_tests(root):
+        expected = tuple(expectations(rel, text))
+        if expected:
+            names = frozenset(_IDENTIFIER.findall(text))
+            found.append(TestFile(path=rel, names=names, expectations=expected))
+    return tuple(found)
+
+
+def test_files(root: Path) -> Iterator[str]:
+    """Paths relative to `root` of Python files in test folders (tests/, */test/, ...)
+    or named like tests (test_*.py, *_test.py)."""
+    top = str(root)
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
+        rel = os.path.relpath(dirpath, top)
+        in_tests = any(part in _TEST_DIRS for part in rel.split(os.sep))
+        for name in filenames:
+            if not name.endswith(".py"):
+                continue
+            if in_tests or name.startswith("test_") or name.endswith("_test.py"):
+                yield name if rel == "." else f"{rel}/{name}"
+
+
+def regex_pieces(pattern: str) -> tuple[tuple[str, ...], ...]:
+    """The literal runs a regex requires, per top-level alternative."""
+    alternatives: list[tuple[str, ...]] = []
+    pieces: list[str] = []
+    run: list[str] = []
+    i = 0
+
+    def cut() -> None:
+        if run:
+            pieces.append("".join(run))
+            run.clear()
+
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if nxt.isalnum():
+                cut()
+            else:
+                run.append(nxt)
+            i += 2
+            continue
+        if char in "*?{":
+            if run:
+                run.pop()
+            cut()
+            if char == "{":
+                close = pattern.find("}", i)
+                i = close + 1 if close > 0 else i + 1
+                continue
+        elif char == "+":
+            cut()
+        elif char == "[":
+            cut()
+            close = pattern.find("]", i + 2)
+            i = close + 1 if close > 0 else len(pattern)
+            continue
+        elif char == "|":
+            cut()
+            alternatives.append(tuple(pieces))
+            pieces = []
+        elif char in ".^$()":
+            cut()
+        else:
+            run.append(char)
+        i += 1
+    cut()
+    alternatives.append(tuple(pieces))
+    return tuple(alternatives)
+
+
+def _args(text: str, start: int) -> str | None:
+    """The text between the parenthesis at `start` and its partner, strings respected."""
+    depth = 0
+    quote = ""
+    i = start
+    end = min(len(text), start + 4000)
+    while i < end:
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+                continue
+        elif char in "\"'":
+            quote = char * 3 if text.startswith(char * 3, i) else char
+            i += len(quote)
+            continue
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1 : i]
+        i += 1
+    return None
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Call) and node.args and ast.unparse(node.func) == "re.escape":
+        inner = _literal(node.args[0])
+        return None if inner is None else re.escape(inner)
+    if isinstance(node, ast.JoinedStr):
+        out = []
+        for value in node.values:
+            text = _literal(value)
+            out.append(".*" if text is None else text)
+        return "".join(out)
+    return None
+
+
+def _names(node: ast.expr) -> frozenset[str]:
+    if isinstance(node, ast.Tuple):
+        return frozenset(n for e in node.elts for n in _names(e))
+    if isinstance(node, ast.Name | ast.Attribute):
+        return frozenset({ast.unparse(node).rsplit(".", 1)[-1]})
+    return frozenset()
+
+
+def expectations(rel: str, text: str) -> Iterator[Expectation]:
+    """Every raises expectation in one test file."""
+    defs: list[tuple[int, int, str, str]] = []
+    starts: list[int] = []
+    line, counted, scanned = 1, 0, 0
+    for call in _CALL.finditer(text):
+        at = call.start() - 1
+        if at < 0:
+            continue
+        if text[at] == "R" and text.startswith("assert", at - 6):
+            kind = "assertRaises" + (call.group(1) or "")
+        elif text[at] == "r" and (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")):
+            kind = "raises"
+        else:
+            continue
+        body = _args(text, call.end() - 1)
+        if body is None:
+            continue
+        try:
+            node = ast.parse(f"f({body}\n)", mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        exceptions = _names(node.args[0])
+        if not exceptions:
+            continue
+        pattern = None
+        for keyword in node.keywords:
+            if keyword.arg in ("match", "expected_regex"):
+                pattern = _literal(keyword.value)
+        if pattern is None and kind.startswith("assertRaises") and kind != "assertRaises":
+            pattern = _literal(node.args[1]) if len(node.args) > 1 else None
+        line += text.count("\n", counted, call.start())
+        counted = call.start()
+        if pattern is not None:
+            alternatives = regex_pieces(pattern)
+        else:
+            alternatives = _checked_text(text, call.end())
+            if not alternatives:
+                continue
+        for m in _DEF.finditer(text, scanned, call.start()):
+            defs.append((m.start(), len(m.group(1).expandtabs()), m.group(2), m.group(3)))
+            starts.append(m.start())
+        scanned = call.start()
+        name = _enclosing(defs, starts, text, call.start())
+        if name is None or not name.rsplit(".", 1)[-1].startswith("test"):
+            continue  # a helper of the tests, not a test that can be run by name
+        yield Expectation(
+            exceptions=exceptions,
+            alternatives=alternatives,
+            test=TestRef(file=rel, line=line, name=name),
+        )
+
+
+def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
+    """Message text a test checks right after a raises block (`... in str(e.value)`)."""
+    end = after
+    for _ in range(12):
+        nxt = text.find("\n", end + 1)
+        if nxt < 0:
+            break
+        end = nxt
+    found: list[tuple[str, ...]] = []
+    for line in text[after:end].split("\n"):
+        if "str(" in line or ".value" in line or ".exception" in line or "match" in line:
+            found.extend((m.group(1)[1:-1],) for m in _STRING.finditer(line))
+    return tuple(found)
+
+
+def _enclosing(
+    defs: list[tuple[int, int, str, str]], starts: list[int], text: str, offset: int
+) -> str | None:
+    line_start = text.rfind("\n", 0, offset) + 1
+    indent = len(text[line_start:offset]) - len(text[line_start:offset].lstrip())
+    function = None
+    for k in range(bisect_right(starts, offset) - 1, -1, -1):
+        _, level, kind, name = defs[k]
+        if function is None:
+            if kind == "def" and level < indent:
+                function = (level, name)
+        elif kind == "class" and level < function[0]:
+            return f"{name}.{function[1]}"
+        elif level < function[0] and kind == "def":
+            return function[1]
+        if function is not None and level == 0:
+            break
+    return None if function is None else function[1]
+
+
+def _read_tests(root: Path) -> Iterable[tuple[str, str]]:
+    for rel in test_files(root):
+        try:
+            with open(os.path.join(root, rel), "rb") as handle:
+                data = handle.read(MAX_FILE + 1)
+        except OSError:
+            continue
+        if len(data) > MAX_FILE or (b"raises" not in data and b"assertRaises" not in data):
+            continue
+        yield rel, data.decode("utf-8", errors="replace")
