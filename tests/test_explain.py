@@ -11,7 +11,7 @@ from errdex.explain import explain_sites
 from errdex.explain.conditions import plain
 from errdex.explain.title import clause
 from errdex.extract import extract, scan
-from errdex.extract.cache import FactsCache
+from errdex.extract.cache import NoCache
 from errdex.index import index_source
 from errdex.model import ErrorSite, Explanation, Input, Snapshot
 from errdex.store import open_store
@@ -62,7 +62,7 @@ def explain_package(
         commit="abc1234" if repo_url else None,
         code_paths=("pkg",),
     )
-    cache = FactsCache(None)
+    cache = NoCache()
     try:
         extraction = extract(snapshot, scan(snapshot, cache), cache, workers=1)
     finally:
@@ -355,8 +355,8 @@ def test_index_writes_explanations(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     store = open_store(tmp_path / "db.sqlite")
     result = index_source(str(root), store, use_cache=False)
     assert all(s.explanation is not None for s in result.sites)
-    records = store.list_records(package="pkg")
-    seed = next(r for r in records if r["title"] == "max_items must be non-negative")
-    assert seed["explanation"]["provenance"] == "static"
-    assert "rejects a negative `max_items`" in seed["explanation"]["what_it_means"]
-    assert seed["explanation"]["call_paths"] == [["pkg.config.build", "pkg.config.main"]]
+    stored = [r.site.explanation for r in store.list_records(package="pkg")]
+    seed = next(e for e in stored if e and e.title == "max_items must be non-negative")
+    assert seed.provenance == "static"
+    assert "rejects a negative `max_items`" in seed.what_it_means
+    assert seed.call_paths == (("pkg.config.build", "pkg.config.main"),)

@@ -78,11 +78,18 @@ def create_app(store: Store, *, warm: bool = True, recheck: float = 5.0) -> Fast
     app.mount("/static", StaticFiles(packages=[("errdex.web", "static")]), name="static")
     app.state.data = data
 
+    _html_routes(app, data, links, renderer)
+    _api_routes(app, data, links)
+    _install_error_handlers(app, renderer)
+    return app
+
+
+def _html_routes(app: FastAPI, data: WebData, links: Links, renderer: Renderer) -> None:
+    """The pages: each route calls its view and renders the Page as HTML."""
+
     def html(page: Page, request: Request, cache: str = PAGE_CACHE) -> HTMLResponse:
         body = renderer.render(page, path=request.url.path)
         return HTMLResponse(body, status_code=page.status, headers={"Cache-Control": cache})
-
-    # -- HTML -----------------------------------------------------------------------
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def home_page(request: Request) -> HTMLResponse:
@@ -128,7 +135,9 @@ def create_app(store: Store, *, warm: bool = True, recheck: float = 5.0) -> Fast
         page = views.match(data, links, text, package=package)
         return html(page, request, "no-store")
 
-    # -- JSON -----------------------------------------------------------------------
+
+def _api_routes(app: FastAPI, data: WebData, links: Links) -> None:
+    """The JSON API: each route returns its view's context, the page's JSON twin."""
 
     @app.get("/api/errors/{site_id}", tags=["errors"], summary="One error record")
     @app.get("/api/errors/{site_id}.json", include_in_schema=False)
@@ -191,9 +200,6 @@ def create_app(store: Store, *, warm: bool = True, recheck: float = 5.0) -> Fast
             data, links, name, version, exception=exception, q=q, limit=limit, offset=offset
         )
         return page.context
-
-    _install_error_handlers(app, renderer)
-    return app
 
 
 def _safely_warm(data: WebData) -> None:

@@ -66,6 +66,26 @@ def _url_parts(url: str) -> list[str]:
     return parts
 
 
+class _Site:
+    """The pages of one export as they are written: each page's HTML and JSON twin."""
+
+    def __init__(self, store: Store, root: Path, base_url: str) -> None:
+        self.store = store
+        self.base_url = base_url
+        self.data = WebData(store, recheck=float("inf"))
+        self.links = Links(static_site=True)
+        self.renderer = Renderer(self.links, canonical_base=base_url)
+        self.out = _Writer(root)
+        self.urls: list[str] = []
+
+    def page(self, url: str, built: Page) -> None:
+        self.out.write([*_url_parts(url), "index.html"], self.renderer.render(built, path=url))
+        self.urls.append(url)
+
+    def twin(self, url: str, value: Any) -> None:
+        self.out.write(_url_parts(url), codec.dumps(value))
+
+
 def export_site(
     store: Store,
     directory: str | Path,
@@ -88,62 +108,63 @@ def export_site(
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ExportError(f"cannot create the export folder {root}: {exc}") from exc
-    base_url = base_url.rstrip("/")
-    data = WebData(store, recheck=float("inf"))
-    links = Links(static_site=True)
-    renderer = Renderer(links, canonical_base=base_url)
-    out = _Writer(root)
-    urls: list[str] = []
-
-    def page(url: str, built: Page) -> None:
-        out.write([*_url_parts(url), "index.html"], renderer.render(built, path=url))
-        urls.append(url)
-
-    def twin(url: str, value: Any) -> None:
-        out.write(_url_parts(url), codec.dumps(value))
-
+    site = _Site(store, root, base_url.rstrip("/"))
     try:
-        snapshots = data.snapshots()
-        ids: list[str] = []
-        seen: set[str] = set()
-        for record in store.iter_records(version="*"):
-            if record.id not in seen:
-                seen.add(record.id)
-                ids.append(record.id)
-        total = 2 + len(snapshots) + len(ids)
-        done = 0
-
-        def tick() -> None:
-            nonlocal done
-            done += 1
-            if progress is not None:
-                progress(done, total)
-
-        home = views.home(data, links)
-        page("/", home)
-        twin(links.packages_json(), home.context)
-        tick()
-        for snap in snapshots:
-            built = views.package(
-                data, links, snap.package, snap.version, limit=views.MAX_PACKAGE_LIMIT * 100
-            )
-            page(links.package(snap.package, snap.version), built)
-            twin(links.package_json(snap.package, snap.version), built.context)
-            tick()
-        rows: list[list[Any]] = []
-        for site_id in ids:
-            built = views.error(data, links, site_id)
-            page(links.error(site_id), built)
-            twin(links.error_json(site_id), built.context)
-            rows.append(_index_row(views.summary(built.extra["record"], links)))
-            tick()
-        search = views.search(data, links, "")
-        page(links.search(), search)
-        fields = ["id", "package", "version", "exception", "title", "message", "file", "line"]
-        out.write(["search-index.json"], codec.dumps({"fields": fields, "rows": rows}))
-        tick()
+        errors = _write_pages(site, progress)
+        _write_fixed_files(site)
     except OSError as exc:
         raise ExportError(f"cannot write the export into {root}: {exc}") from exc
+    return ExportResult(
+        directory=root,
+        pages=len(site.urls),
+        errors=errors,
+        files=site.out.files,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _write_pages(site: _Site, progress: Progress | None) -> int:
+    """Write home, package, error and search pages with their twins; return the number
+    of distinct errors."""
+    data, links = site.data, site.links
+    snapshots = data.snapshots()
+    ids = list(dict.fromkeys(record.id for record in site.store.iter_records(version="*")))
+    total = 2 + len(snapshots) + len(ids)
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total)
+
+    home = views.home(data, links)
+    site.page("/", home)
+    site.twin(links.packages_json(), home.context)
+    tick()
+    for snap in snapshots:
+        built = views.package(
+            data, links, snap.package, snap.version, limit=views.MAX_PACKAGE_LIMIT * 100
+        )
+        site.page(links.package(snap.package, snap.version), built)
+        site.twin(links.package_json(snap.package, snap.version), built.context)
+        tick()
+    rows: list[list[Any]] = []
+    for site_id in ids:
+        built = views.error(data, links, site_id)
+        site.page(links.error(site_id), built)
+        site.twin(links.error_json(site_id), built.context)
+        rows.append(_index_row(views.summary(built.extra["record"], links)))
+        tick()
+    site.page(links.search(), views.search(data, links, ""))
+    fields = ["id", "package", "version", "exception", "title", "message", "file", "line"]
+    site.out.write(["search-index.json"], codec.dumps({"fields": fields, "rows": rows}))
+    tick()
+    return len(ids)
+
+
+def _write_fixed_files(site: _Site) -> None:
+    """The 404 page, static assets, sitemap.xml and robots.txt."""
     problem = Page(
         template="problem.html",
         context={"status": 404, "message": "no page at this address"},
@@ -151,19 +172,14 @@ def export_site(
         description="No page at this address.",
         status=404,
     )
-    out.write(["404.html"], renderer.render(problem, path="/404.html"))
+    out = site.out
+    out.write(["404.html"], site.renderer.render(problem, path="/404.html"))
     static = resources.files("errdex.web").joinpath("static")
     for name in _STATIC_FILES:
         out.write(["static", segment(name)], static.joinpath(name).read_bytes())
-    out.write(["sitemap.xml"], _sitemap(base_url, urls))
-    out.write(["robots.txt"], f"User-agent: *\nAllow: /\nSitemap: {base_url}/sitemap.xml\n")
-    return ExportResult(
-        directory=root,
-        pages=len(urls),
-        errors=len(ids),
-        files=out.files,
-        seconds=time.perf_counter() - started,
-    )
+    out.write(["sitemap.xml"], _sitemap(site.base_url, site.urls))
+    robots = f"User-agent: *\nAllow: /\nSitemap: {site.base_url}/sitemap.xml\n"
+    out.write(["robots.txt"], robots)
 
 
 def _index_row(item: dict[str, Any]) -> list[Any]:
