@@ -2,20 +2,22 @@
 # out, through the real extract stage (never mocked), then through index + store.
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from errdex.explain import explain_sites
-from errdex.explain.conditions import plain
-from errdex.explain.title import clause
+from errdex.explain.conditions import clauses, plain, say
+from errdex.explain.title import clause, hole_name
 from errdex.extract import extract, scan
 from errdex.extract.cache import NoCache
 from errdex.index import index_source
 from errdex.model import ErrorSite, Explanation, Input, Snapshot
 from errdex.store import open_store
 from tests.conftest import write_tree
+from tests.test_extract import EXPRESSIONS, every_expression_module
 
 CONFIG = '''
 from dataclasses import dataclass
@@ -49,7 +51,11 @@ def main():
 
 
 def explain_package(
-    tmp_path: Path, files: dict[str, str], *, repo_url: str | None = None
+    tmp_path: Path,
+    files: dict[str, str],
+    *,
+    repo_url: str | None = None,
+    code_paths: tuple[str, ...] = ("pkg",),
 ) -> dict[str, ErrorSite]:
     """Write `files` under tmp_path/pkg_root, extract and explain; sites by title."""
     root = write_tree(tmp_path / "pkg_root", files)
@@ -60,7 +66,7 @@ def explain_package(
         source=str(root),
         repo_url=repo_url,
         commit="abc1234" if repo_url else None,
-        code_paths=("pkg",),
+        code_paths=code_paths,
     )
     cache = NoCache()
     try:
@@ -360,3 +366,35 @@ def test_index_writes_explanations(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert seed.provenance == "static"
     assert "rejects a negative `max_items`" in seed.what_it_means
     assert seed.call_paths == (("pkg.config.build", "pkg.config.main"),)
+
+
+# -- node kinds -------------------------------------------------------------------------
+
+
+def test_every_expression_kind_is_explained(tmp_path: Path) -> None:
+    code = every_expression_module()
+    sites = explain_package(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": code})
+    assert len(sites) == len(EXPRESSIONS)
+    for site in sites.values():
+        ex = explanation(site)
+        assert ex.title and ex.what_it_means
+        assert ex.when_it_happens.startswith(f"Raised when `{site.location.function}()` runs, if ")
+
+
+def test_conditions_and_hole_names_take_every_expression_node() -> None:
+    for expr in EXPRESSIONS.values():
+        for node in ast.walk(ast.parse(expr, mode="eval")):
+            if not isinstance(node, ast.expr):
+                continue
+            for holds in (True, False):
+                assert all(c.text for c in clauses(node, {}, holds=holds)), ast.dump(node)
+                assert say(node, {}, holds).text, ast.dump(node)
+            assert hole_name(ast.unparse(node)), ast.dump(node)
+
+
+def test_a_tree_that_is_a_package_names_its_root_file(tmp_path: Path) -> None:
+    code = "def f():\n    raise ValueError('no f here')\n"
+    sites = explain_package(tmp_path, {"__init__.py": code}, code_paths=())
+    assert explanation(sites["no f here"]).what_it_means == (
+        "`f()` in `__init__.py` always raises `ValueError` at this point of `f`."
+    )

@@ -2,6 +2,7 @@
 # kind the index promises, then cross-file linking, identity and bad files.
 from __future__ import annotations
 
+import ast
 import os
 import sys
 import textwrap
@@ -644,3 +645,178 @@ def test_indexed_code_is_never_executed(tmp_path: Path) -> None:
         },
     )
     assert not marker.exists()
+
+
+# -- node kinds -------------------------------------------------------------------------
+# New Python syntax must not drop sites silently: these fail on a Python that adds a
+# statement or expression kind until it has an example here (and a rule where needed).
+
+EVERY_STATEMENT = """
+import os
+from os import path
+x: int = 1
+y = 2
+y += 1
+del y
+assert x, "x must be set"
+
+async def coroutine(items, lock):
+    async for item in items:
+        raise ValueError("in async for")
+    async with lock:
+        raise ValueError("in async with")
+
+def function(a, items):
+    global x
+    def inner():
+        nonlocal a
+    for item in items:
+        if item:
+            continue
+        break
+    while a:
+        pass
+        raise ValueError("in while")
+    with open(a) as handle:
+        raise ValueError("in with")
+    match a:
+        case 1:
+            raise ValueError("in case")
+    try:
+        raise ValueError("in try")
+    except* OSError:
+        raise ValueError("in except*")
+    try:
+        return a
+    except KeyError:
+        raise
+    finally:
+        print(a)
+
+class Config:
+    size = 1
+    if size:
+        raise ValueError("in a class body")
+"""
+if sys.version_info >= (3, 12):
+    EVERY_STATEMENT += "type Alias = list[int]\n"
+
+
+def test_every_statement_kind_of_this_python_is_walked() -> None:
+    written = {type(node).__name__ for node in ast.walk(ast.parse(EVERY_STATEMENT))}
+    missing = {kind.__name__ for kind in ast.stmt.__subclasses__()} - written
+    assert not missing, f"new statement kinds {missing}: add them above, and a rule to FileVisitor"
+    sites = index_snippet(EVERY_STATEMENT)  # strict: a statement kind without a rule raises
+    assert [(s.message.text if s.message else s.kind, s.guard[-1].kind) for s in sites] == [
+        ("x must be set", "assert"),
+        ("in async for", "for"),
+        ("in async with", "with"),
+        ("in while", "while"),
+        ("in with", "with"),
+        ("in case", "case"),
+        ("in try", "try"),
+        ("in except*", "except"),
+        ("reraise", "except"),
+        ("in a class body", "if"),
+    ]
+
+
+# One example of every expression kind; a slice, a starred argument and a formatted
+# value exist only inside another expression, so their examples hold them.
+EXPRESSIONS = {
+    "BoolOp": "a and b",
+    "NamedExpr": "(n := len(a))",
+    "BinOp": "a + b",
+    "UnaryOp": "-a",
+    "Lambda": "lambda: a",
+    "IfExp": "a if b else c",
+    "Dict": "{a: b}",
+    "Set": "{a, b}",
+    "ListComp": "[x for x in a]",
+    "SetComp": "{x for x in a}",
+    "DictComp": "{x: b for x in a}",
+    "GeneratorExp": "(x for x in a)",
+    "Await": "await a",
+    "Yield": "(yield a)",
+    "YieldFrom": "(yield from a)",
+    "Compare": "a < b <= c",
+    "Call": "f(a, k=c)",
+    "FormattedValue": "f'{a!r:>{b}}'",
+    "JoinedStr": "f'got {a}'",
+    "Constant": "'text'",
+    "Attribute": "self.a",
+    "Subscript": "a[b]",
+    "Starred": "f(*a)",
+    "Name": "a",
+    "List": "[a, b]",
+    "Tuple": "(a, b)",
+    "Slice": "a[1:b]",
+}
+
+
+def every_expression_module() -> str:
+    """A function per expression kind whose guard and message are that expression."""
+    missing = {kind.__name__ for kind in ast.expr.__subclasses__()} - set(EXPRESSIONS)
+    assert not missing, f"new expression kinds {missing}: add an example of each to EXPRESSIONS"
+    functions = []
+    for kind, expr in EXPRESSIONS.items():
+        assert kind in {type(n).__name__ for n in ast.walk(ast.parse(expr, mode="eval"))}
+        header = "async def" if kind == "Await" else "def"
+        functions.append(
+            f"{header} use_{kind}(self, a, b, c, f):\n"
+            f"    if {expr}:\n"
+            f"        raise ValueError({expr})\n"
+        )
+    return "\n\n".join(functions)
+
+
+def test_every_expression_kind_is_a_guard_and_a_message() -> None:
+    sites = index_snippet(every_expression_module())
+    assert [s.location.function for s in sites] == [f"use_{kind}" for kind in EXPRESSIONS]
+    for site, expr in zip(sites, EXPRESSIONS.values(), strict=True):
+        assert site.message is not None and site.message.parts, expr
+        assert [(g.kind, g.test in expr) for g in site.guard] == [("if", True)], expr
+    constant = sites[list(EXPRESSIONS).index("Constant")].message
+    assert constant is not None and constant.text == "text"
+
+
+def test_templates_take_every_expression_node() -> None:
+    from errdex.extract.templates import TemplateBuilder
+
+    for expr in EXPRESSIONS.values():
+        for node in ast.walk(ast.parse(expr, mode="eval")):
+            if isinstance(node, ast.expr):
+                assert TemplateBuilder().build(node).parts, ast.dump(node)
+
+
+# -- module names ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "module"),
+    [
+        ("pkg/a.py", "pkg.a"),
+        ("pkg/sub/__init__.py", "pkg.sub"),
+        ("src/pkg/a/__init__.py", "pkg.a"),
+        ("src.py", "src"),
+        ("six.py", "six"),
+        ("pkg/my__init__.py", "pkg.my__init__"),
+        ("__init__.py", ""),  # a tree that is itself a package: no name relative to it
+    ],
+)
+def test_module_name_of_a_path(path: str, module: str) -> None:
+    from errdex.extract.files import module_name
+
+    assert module_name(path) == module
+
+
+def test_relative_imports_start_from_the_package(tmp_path: Path) -> None:
+    sites = index_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .errors import Bad\nraise Bad('from init')\n",
+            "pkg/my__init__.py": "from .errors import Bad\nraise Bad('from a module')\n",
+            "pkg/errors.py": "class Bad(Exception):\n    pass\n",
+        },
+    )
+    assert {s.exception.qualname for s in sites} == {"pkg.errors.Bad"}
