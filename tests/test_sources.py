@@ -23,10 +23,12 @@ from errdex.errors import NetworkError, NotFoundError, SourceError, UnsafeArchiv
 from errdex.sources import resolve
 from errdex.sources.archive import Limits, extract_archive
 from errdex.sources.cache import materialise
+from errdex.sources.git import run_git
 from errdex.sources.layout import code_paths
 from errdex.sources.metadata import (
     commit_from_version,
     commit_from_version_file,
+    is_github_url,
     normalize_repo_url,
     pick_repo_url,
 )
@@ -138,6 +140,21 @@ def test_missing_directory_is_not_found(tmp_path: Path) -> None:
 )
 def test_normalize_repo_url(url: str, expected: str | None) -> None:
     assert normalize_repo_url(url) == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "github"),
+    [
+        ("https://github.com/owner/name", True),
+        (normalize_repo_url("git@github.com:Owner/Name.git"), True),
+        ("https://gitlab.com/group/proj", False),
+        ("https://github.com.example.org/owner/name", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_is_github_url(url: str | None, github: bool) -> None:
+    assert is_github_url(url) is github
 
 
 def test_pick_repo_url_prefers_github_source() -> None:
@@ -284,6 +301,14 @@ def repo(tmp_path: Path) -> Path:
     (repo / "proj" / "__init__.py").write_text("V = 'work in progress'\n", encoding="utf-8")
     (repo / "notes.txt").write_text("untracked\n", encoding="utf-8")
     return repo
+
+
+def test_git_runs_in_the_environment_of_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # set after errdex.sources.git was imported: git must still see it
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "errdex.probe")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "seen")
+    assert run_git(["config", "--get", "errdex.probe"]) == "seen"
 
 
 def test_git_revision_of_local_clone_leaves_working_tree_alone(repo: Path, tmp_path: Path) -> None:
