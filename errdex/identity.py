@@ -8,6 +8,6 @@ import hashlib
 def site_id(
     *, package: str, file: str, function: str, exception: str, message: str, ordinal: int
 ) -> str:
-    """Return the 16-hex-digit id of an error site (see DESIGN.md, Identity)."""
+    """Return the 16-hex-digit id of an error site (docs/architecture.md, Identity)."""
     key = "\0".join((package, file, function, exception, message, str(ordinal)))
     return hashlib.sha256(key.encode()).hexdigest()[:16]

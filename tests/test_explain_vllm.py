@@ -1,4 +1,4 @@
-# The seed error of DESIGN.md, explained from vllm 0.28.0 itself. Downloads the sdist
+# The seed error (docs/seed-comparison.md), explained from vllm 0.28.0 itself. Downloads the sdist
 # once into ERRDEX_TEST_CACHE (default ~/.cache/errdex-test); later runs reuse it.
 from __future__ import annotations
 

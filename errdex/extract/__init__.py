@@ -149,18 +149,8 @@ def _extract(
 
 
 def parse_batch(root: str, paths: list[str]) -> list[tuple[str, Outcome]]:
-    """Parse files under `root` (runs in a worker process); one bad file never stops the rest."""
-    # ASTs hold no reference cycles; the cyclic collector only slows their creation.
-    enabled = gc.isenabled()
-    gc.disable()
-    out: list[tuple[str, Outcome]] = []
-    try:
-        for rel in paths:
-            out.append((rel, _parse_one(root, rel)))
-    finally:
-        if enabled:
-            gc.enable()
-    return out
+    """Parse files under `root`; one bad file never stops the rest."""
+    return [(rel, _parse_one(root, rel)) for rel in paths]
 
 
 def _parse_one(root: str, rel: str) -> Outcome:
@@ -195,7 +185,9 @@ def _parse_all(
         return results
     by_size = sorted(paths, key=lambda p: _size(root / p), reverse=True)
     batches = [by_size[i : i + _BATCH] for i in range(0, len(by_size), _BATCH)]
-    with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
+    # ASTs hold no reference cycles: the workers (our own processes, alive for this
+    # index only) run without the cyclic collector, which only slows their creation.
+    with ProcessPoolExecutor(workers, mp_context=_context(), initializer=gc.disable) as pool:
         futures = [pool.submit(parse_batch, str(root), batch) for batch in batches]
         for future in as_completed(futures):
             results.update(future.result())

@@ -148,7 +148,7 @@ def _api_routes(app: FastAPI, data: WebData, links: Links) -> None:
             str | None, Query(max_length=200, description="Version (default: newest).")
         ] = None,
     ) -> Response:
-        """The error's record (the JSON contract of DESIGN.md) plus `versions`: every
+        """The error's record (docs/architecture.md) plus `versions`: every
         indexed version of its package that raises it. Cacheable: send If-None-Match."""
         page = views.error(data, links, site_id, version=version)
         body = codec.dumps(page.context).encode()
