@@ -36,6 +36,7 @@ from errdex.model import (
     TestRef,
     Text,
 )
+from errdex.repos import is_github_url
 
 JSON = dict[str, Any]
 
@@ -48,7 +49,7 @@ def dumps(value: Any) -> str:
 
 def source_url(repo_url: str | None, commit: str | None, file: str, line: int) -> str | None:
     """Return a link pinned to `commit` for GitHub repositories, else None (never a guess)."""
-    if not repo_url or not commit or not repo_url.startswith("https://github.com/"):
+    if not commit or not is_github_url(repo_url):
         return None
     return f"{repo_url}/blob/{commit}/{file}#L{line}"
 

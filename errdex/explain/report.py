@@ -6,6 +6,7 @@ import string
 
 from errdex.codec import source_url
 from errdex.model import ErrorSite, Snapshot
+from errdex.repos import is_github_url
 
 MAX_BODY = 1800
 
@@ -13,7 +14,7 @@ MAX_BODY = 1800
 def report_issue_url(site: ErrorSite, snapshot: Snapshot, title: str) -> str | None:
     """The new-issue URL, or None when the repository is not on GitHub."""
     repo = snapshot.repo_url
-    if not repo or not repo.startswith("https://github.com/"):
+    if repo is None or not is_github_url(repo):
         return None
     exc = site.exception.name
     loc = site.location

@@ -5,19 +5,13 @@ from __future__ import annotations
 import re
 
 from errdex.explain.analysis import Analysis
+from errdex.extract.files import module_name
 
 _VALIDATOR = re.compile(r"^_*(validate|check|verify|ensure|assert)|valid", re.I)
 _CLI_NAMES = frozenset(
     {"add_cli_args", "from_cli_args", "parse_args", "main", "cli_main", "cmd", "run_cli"}
 )
 _CLI_PATH = re.compile(r"(^|/)(cli|argparse|cli_args|arg_utils|entrypoints/cli)(/|\.py$|_)")
-
-
-def module_of(path: str) -> str:
-    module = path.removesuffix(".py").replace("/", ".")
-    for prefix in ("src.",):
-        module = module.removeprefix(prefix)
-    return module.removesuffix(".__init__")
 
 
 def where(analysis: Analysis) -> str:
@@ -27,7 +21,8 @@ def where(analysis: Analysis) -> str:
     name = function.rsplit(".", 1)[-1]
     owner = analysis.owner.fact.qualname if analysis.owner is not None else None
     if function == "<module>":
-        return f"when the module `{module_of(site.location.file)}` is imported"
+        module = module_name(site.location.file) or site.location.file
+        return f"when the module `{module}` is imported"
     if owner is not None and function == f"{owner}.{name}":
         if name in ("__init__", "__new__"):
             return f"when a `{owner}` is built (in `{function}`)"

@@ -14,11 +14,12 @@ from urllib.parse import urlsplit
 
 from packaging.utils import canonicalize_name
 
+from errdex.repos import GITHUB, GITHUB_HOST, is_github_url
+
 MAX_READ = 1 << 20  # metadata files are small; a huge one is not worth reading whole
 
 # Project-URL labels that name the code, best first (compared lower-cased, without spaces)
 SOURCE_LABELS = ("source", "sourcecode", "repository", "code", "github", "git", "homepage")
-GITHUB_HOST = "github.com"
 FORGES = (GITHUB_HOST, "gitlab.com", "bitbucket.org", "codeberg.org")
 # GitHub paths whose first segment is not an owner
 GITHUB_RESERVED = {"sponsors", "orgs", "apps", "marketplace", "features", "topics", "users"}
@@ -52,15 +53,6 @@ def _read(path: Path) -> str | None:
 
 
 # -- repository URLs ----------------------------------------------------------------------
-
-GITHUB = f"https://{GITHUB_HOST}/"  # how every GitHub repository URL we keep begins
-
-
-def is_github_url(url: str | None) -> bool:
-    """True when `url` is a repository on GitHub as normalize_repo_url writes it
-    (`https://github.com/OWNER/NAME`); the one test for links only GitHub has."""
-    return url is not None and url.startswith(GITHUB)
-
 
 _SCP = re.compile(r"^[\w.-]+@([\w.-]+):(?!//)(.+)$")  # git@github.com:owner/name.git
 

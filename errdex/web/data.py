@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from errdex.match import Matcher
 from errdex.model import StoredSnapshot
+from errdex.repos import github_name
 from errdex.store import Store
 
 Generation = tuple[tuple[str, str, str], ...]
@@ -104,7 +105,4 @@ class WebData:
 
 def repo_name(repo_url: str | None, package: str) -> str:
     """`owner/name` for a GitHub URL, else the package name."""
-    prefix = "https://github.com/"
-    if repo_url and repo_url.startswith(prefix):
-        return repo_url[len(prefix) :].strip("/")
-    return package
+    return github_name(repo_url) or package
