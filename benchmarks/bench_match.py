@@ -138,17 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     records = [codec.record_to_json(r) for r in stored]
 
     build_times = []
-    matcher: Matcher | None = None
     for _ in range(args.runs):
         started = time.perf_counter()
-        matcher = Matcher.build(stored)
+        Matcher(store)
         build_times.append(time.perf_counter() - started)
-    assert matcher is not None
     tracemalloc.start()
-    kept = Matcher.build(stored)
-    matcher_bytes = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    del kept
+    matcher = Matcher(store)  # read as queries go: its memory is measured after them
 
     rng = random.Random(args.seed)
     usable = [r for r in records if r["message"] is not None and sum(map(len, _literals(r))) >= 10]
@@ -156,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     queries = [(rec, _render(rec, rng)) for rec in sample]
 
     p50s, p99s, hits = [], [], 0
+    cold: list[float] = []
     for run in range(args.runs):
         times = []
         for rec, text in queries:
@@ -168,8 +164,15 @@ def main(argv: list[str] | None = None) -> int:
                 hits += bool(ids) and (
                     ids[0] == rec["id"] or (rec["id"] in ids and rec["message"]["text"] in top)
                 )
-        p50s.append(_percentile(times, 0.5))
-        p99s.append(_percentile(times, 0.99))
+        if run == 0:  # a fresh matcher reads every candidate from the store
+            cold = times
+            matcher_bytes = tracemalloc.get_traced_memory()[0]
+            tracemalloc.stop()
+        else:  # later runs: as a server answers, with what it read kept
+            p50s.append(_percentile(times, 0.5))
+            p99s.append(_percentile(times, 0.99))
+    if not p50s:
+        p50s, p99s = [_percentile(cold, 0.5)], [_percentile(cold, 0.99)]
 
     # The anchor: rg -F of the longest literal fragment over every indexed source tree.
     roots = []
@@ -210,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     med = statistics.median
     print(
         f"## errdex match benchmark ({len(snapshots)} snapshots, {sites:,} site records, "
-        f"{matcher.sites:,} distinct sites; anchor: `{anchor}` over {len(roots)} source trees)"
+        f"{len({r.id for r in stored}):,} distinct sites; anchor: `{anchor}` over"
+        f" {len(roots)} source trees)"
     )
     print()
     print(f"packages: {', '.join(s.package + ' ' + s.version for s in snapshots)}")
@@ -232,11 +236,23 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"| {name} | {ours:{fmt}} {unit} | {theirs:{fmt}} {unit} | {ratio} |")
 
-    row("query p50", med(p50s) * 1e3, med(rg_p50s) * 1e3, "ms")
-    row("query p99", med(p99s) * 1e3, med(rg_p99s) * 1e3, "ms")
-    row("build (matcher) vs one full scan of the trees", med(build_times), scan_s, "s", ".2f")
     row(
-        "memory (matcher, Python heap) vs source trees on disk",
+        "query p50, first time (candidates read)",
+        _percentile(cold, 0.5) * 1e3,
+        med(rg_p50s) * 1e3,
+        "ms",
+    )
+    row(
+        "query p99, first time (candidates read)",
+        _percentile(cold, 0.99) * 1e3,
+        med(rg_p99s) * 1e3,
+        "ms",
+    )
+    row("query p50, again (as a server)", med(p50s) * 1e3, med(rg_p50s) * 1e3, "ms")
+    row("query p99, again (as a server)", med(p99s) * 1e3, med(rg_p99s) * 1e3, "ms")
+    row("open (matcher) vs one full scan of the trees", med(build_times), scan_s, "s", ".3f")
+    row(
+        "memory (matcher after every query, Python heap) vs source trees on disk",
         matcher_bytes / 2**20,
         tree_bytes / 2**20,
         "MiB",

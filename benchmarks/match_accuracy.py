@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from benchmarks.bench_match import _literals, _render
 from benchmarks.common import save, table
@@ -21,9 +22,11 @@ def main() -> None:
         store = open_store(Path(scratch) / "errdex.sqlite")
         index_source("pypi:vllm==0.28.0", store)
         stored = [r for r in store.iter_records(package="vllm") if r.site.message is not None]
+        _measure(Matcher(store), [codec.record_to_json(r) for r in stored])
         store.close()
-    matcher = Matcher.build(stored)
-    records = [codec.record_to_json(r) for r in stored]
+
+
+def _measure(matcher: Matcher, records: list[dict[str, Any]]) -> None:
     rng = random.Random(SEED)
     hits = {"all": 0, "long": 0}
     totals = {"all": 0, "long": 0}

@@ -357,3 +357,22 @@ class LineageEvent:
     new_version: str
     old: Record | None
     new: Record | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexedSite:
+    """One stored row of a site as the match index gives it: what a matcher judges a
+    candidate by, without the whole record."""
+
+    template_id: int | None  # None: the site has no message
+    lits: tuple[str, ...] | None  # the template's normalized literal runs
+    id: str
+    package: str
+    version: str
+    file: str
+    line: int
+    function: str
+    exception: str  # as written at the raise
+    exception_names: tuple[str, ...]  # as written, qualified, and the qualified bases
+    text: str | None  # message.text
+    holes: tuple[tuple[str, ...], ...]  # hole expressions of each group between two runs

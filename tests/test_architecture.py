@@ -21,7 +21,15 @@ PACKAGE = Path(errdex.__file__).parent
 
 # Each stage in pipeline order; a module may import its own stage and earlier ones only.
 STAGES = [
-    {"errdex", "errdex.errors", "errdex.model", "errdex.identity", "errdex.repos", "errdex.codec"},
+    {
+        "errdex",
+        "errdex.errors",
+        "errdex.model",
+        "errdex.identity",
+        "errdex.repos",
+        "errdex.codec",
+        "errdex.text",
+    },
     {"errdex.sources"},
     {"errdex.extract"},
     {"errdex.explain"},

@@ -2,6 +2,7 @@
 # back out as typed records that say exactly the same.
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -26,7 +27,16 @@ from errdex.model import (
     StoredSnapshot,
     Text,
 )
-from errdex.store import SqliteStore, Store, find_error, open_store, sort_versions
+from errdex.store import (
+    SCHEMA_VERSION,
+    SqliteStore,
+    Store,
+    find_error,
+    open_store,
+    sort_versions,
+)
+
+DATA = Path(__file__).parent / "data"
 
 
 def site(
@@ -211,21 +221,48 @@ def test_find_error_by_id_or_message(store: Store) -> None:
 
 
 def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
+    """A database as the first errdex wrote it (tests/data/schema-v1.sql, from git
+    history) gains model notes and the match index, and keeps its records."""
     path = tmp_path / "errdex.sqlite"
-    with open_store(path) as store:
-        write(store, snap(), SITES)
-    with sqlite3.connect(path) as raw:  # as errdex wrote it before model notes existed
-        raw.execute("DROP TABLE enrichments")
-        raw.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    snapshot = snap()
+    with sqlite3.connect(path) as raw:
+        raw.executescript((DATA / "schema-v1.sql").read_text())
+        raw.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+        raw.execute(
+            "INSERT INTO snapshots VALUES (1, 'pkg', '1.0.0', 'pypi:pkg==1.0.0',"
+            " 'https://github.com/example/pkg', 'abc1234', '2024-05-01', 3, 5, 'h1', 'x1',"
+            " '2024-05-02T00:00:00+00:00')"
+        )
+        for number, original in enumerate(SITES, start=1):
+            message = original.message
+            raw.execute(
+                "INSERT INTO sites VALUES (?, 1, ?, ?, ?, ?, 'raise', ?, ?, ?, ?, NULL, NULL, ?)",
+                (
+                    number,
+                    original.id,
+                    original.location.file,
+                    original.location.line,
+                    original.location.function,
+                    original.exception.name,
+                    original.exception.qualname,
+                    original.exception.qualname.rpartition(".")[2],
+                    None if message is None else message.text,
+                    json.dumps(site_to_json(original, snapshot)),
+                ),
+            )
     raw.close()
     with open_store(path) as store:
         assert store.count() == 5
+        record = store.get("a" * 16)
+        assert record is not None and record.site == SITES[0]
         store.save_enrichment(Enrichment(site_id="a" * 16, model="m", created="t", text="x"))
         assert store.enrichment("a" * 16) is not None
+        [found] = store.indexed_sites(bases=["read.py"])  # the match index was filled in
+        assert (found.id, found.template_id is not None) == ("c" * 16, True)
     with sqlite3.connect(path) as raw:
-        assert raw.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            "2",
-        )
+        version = raw.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == (str(SCHEMA_VERSION),)
+        assert raw.execute("SELECT count(*) FROM templates").fetchone() == (2,)
     raw.close()
 
 
@@ -345,7 +382,8 @@ def test_database_from_a_newer_errdex(tmp_path: Path) -> None:
         raw.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     raw.close()
     with pytest.raises(
-        StoreError, match="newer errdex \\(schema version 99; this errdex reads up to 2\\)"
+        StoreError,
+        match=f"newer errdex \\(schema version 99; this errdex reads up to {SCHEMA_VERSION}\\)",
     ):
         open_store(path)
 

@@ -63,8 +63,7 @@ def match(
         raw = text
     with errors_explained(), store_at(db) as store:
         name = None if package is None else canonicalize_name(package.partition("==")[0])
-        matcher = Matcher.build(store.iter_records(package=name, version="*"))
-        result = matcher.match(raw, package=package, limit=limit)
+        result = Matcher(store, package=name).match(raw, package=package, limit=limit)
     if as_json:
         write_json(codec.match_result_to_json(result))
     else:

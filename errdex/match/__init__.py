@@ -6,7 +6,7 @@
 # over user text, and input is capped at MAX_INPUT_BYTES.
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,8 +16,8 @@ from errdex.errors import InputTooLarge
 from errdex.match._align import ELISIONS, Alignment, align, normalize
 from errdex.match._index import Index, Occurrence, Site, short_exception
 from errdex.match._paste import Segment, clean_lines, embedded_segment, parse_paste
-from errdex.model import Match, MatchResult, Record
-from errdex.store import version_key
+from errdex.model import Match, MatchResult
+from errdex.store import Store, version_key
 
 __all__ = ["MAX_INPUT_BYTES", "Match", "MatchResult", "Matcher"]
 
@@ -87,19 +87,20 @@ def _variants(message: str) -> tuple[list[str], bool]:
 class Matcher:
     """Matches user text against the sites of any packages and versions."""
 
-    def __init__(self, index: Index) -> None:
-        self._index = index
+    def __init__(self, store: Store, *, package: str | None = None) -> None:
+        """A matcher over the match index of `store` (every indexed version; only
+        `package`'s, if given). It reads the candidates of each query, not every record,
+        and keeps what it read while the store is unchanged."""
+        self._store = store
+        self._package = package
+        self._index = Index(store, package=package)
+        self._lock = threading.Lock()  # the index fills its caches as queries go
 
-    @classmethod
-    def build(cls, records: Iterable[Record]) -> Matcher:
-        """Return a matcher over `records` (e.g. Store.iter_records(version="*")); the
-        records of one id in several versions are merged into one site."""
-        return cls(Index(records))
-
-    @property
-    def sites(self) -> int:
-        """How many distinct sites (ids) the matcher holds."""
-        return len(self._index.sites)
+    def fresh(self) -> Matcher:
+        """This matcher, or a new one if snapshots were written since it was made."""
+        if self._store.generation() == self._index.generation:
+            return self
+        return Matcher(self._store, package=self._package)
 
     def match(
         self,
@@ -142,17 +143,19 @@ class Matcher:
         pkg_filter, version = _package_filter(package, version)
         segments = parse_paste(text)
         cands: dict[int, _Candidate] = {}
-        for order, segment in enumerate(segments):
-            # a traceback cut before its message is weaker evidence than any message
-            rank = order if segment.message.strip() else -2
-            self._evaluate(segment, rank, pkg_filter, version, cands)
-        if not any(c.credible for c in cands.values()):
-            whole = embedded_segment("\n".join(line for line, _ in clean_lines(text)).strip())
-            if whole.message.strip() and all(whole.message != s.message for s in segments):
-                self._evaluate(
-                    Segment(whole.exception, whole.message), -1, pkg_filter, version, cands
-                )
-        result = self._result(text, list(cands.values()), limit)
+        with self._lock:
+            for order, segment in enumerate(segments):
+                # a traceback cut before its message is weaker evidence than any message
+                rank = order if segment.message.strip() else -2
+                self._evaluate(segment, rank, pkg_filter, version, cands)
+            if not any(c.credible for c in cands.values()):
+                lines = "\n".join(line for line, _ in clean_lines(text)).strip()
+                whole = embedded_segment(lines)
+                if whole.message.strip() and all(whole.message != s.message for s in segments):
+                    self._evaluate(
+                        Segment(whole.exception, whole.message), -1, pkg_filter, version, cands
+                    )
+            result = self._result(text, list(cands.values()), limit)
         if not result.matches and not result.closest:
             if not any(s.message.strip() for s in segments):
                 note = (

@@ -6,27 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Alignment", "align", "normalize", "normalize_literal"]
+from errdex.text import normalize, normalize_literal
 
-_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "\u00a0": " "})
+__all__ = ["ELISIONS", "Alignment", "align", "normalize", "normalize_literal"]
+
 ELISIONS = ("...", "…", "[...]", "(...)")
-
-
-def normalize(text: str) -> str:
-    """Return `text` with straight quotes and every whitespace run as one space, stripped."""
-    return " ".join(text.translate(_QUOTES).split())
-
-
-def normalize_literal(text: str) -> str:
-    """Like `normalize`, but a literal keeps one space where it starts or ends with any."""
-    core = " ".join(text.translate(_QUOTES).split())
-    if not core:
-        return " " if text else ""
-    if text[0].isspace():
-        core = " " + core
-    if text[-1].isspace():
-        core += " "
-    return core
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,44 +1,31 @@
-# What the matcher keeps in memory: every site once per id (its versions merged), every
-# distinct template once, an inverted index from words of the templates' literal parts to
-# templates, and an index from file names to sites for traceback frames.
+# What the matcher asks of the store's match index: the templates that share the most
+# rare words with a text, and the sites in the file of a traceback frame. Only those
+# candidates are read (see errdex/store/_match_index.py); sites and templates met once
+# are kept for the life of the Index, so a server's repeated queries cost little.
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
-import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from packaging.utils import canonicalize_name
 
-from errdex.match._align import normalize_literal
-from errdex.model import ErrorSite, Hole, Message, Record
-from errdex.store import version_key
+from errdex.model import IndexedSite
+from errdex.store import Store, version_key
+from errdex.text import features
 
-__all__ = ["Index", "Occurrence", "Site", "Template", "features", "words"]
+__all__ = ["Index", "Occurrence", "Site", "Template", "exception_names", "short_exception"]
 
-_TOKEN_TABLE = str.maketrans({c: " " for c in string.punctuation if c != "_"})
-MIN_INDEXED_LITERAL = 4  # templates with fewer literal characters fit anything: frames only
 MAX_RARE_DF = 0.02  # a word in more than this share of templates is too common to pick by
 RARE_WORDS = 10
 CANDIDATES = 32
+# Text scores are normalized by each template's key mass; that is read for the best
+# raw scores only, ties kept, at least this many and at most MAX_PRESELECT.
+PRESELECT = 4 * CANDIDATES
+MAX_PRESELECT = 2000
 MIN_KEYS = 4  # look up at least this many keys, however common
 _ALIASES = {"EnvironmentError": "OSError", "IOError": "OSError", "WindowsError": "OSError"}
-
-
-def words(text: str) -> list[str]:
-    """Return the lower-case words of `text`, in order."""
-    return text.lower().translate(_TOKEN_TABLE).split()
-
-
-def features(text: str) -> set[str]:
-    """Return the words (two characters or more) of `text` and its pairs of adjacent words:
-    the keys of the inverted index. Pairs are far rarer than their words."""
-    ws = words(text)
-    out = {w for w in ws if len(w) > 1}
-    out.update(a + " " + b for a, b in itertools.pairwise(ws))
-    return out
 
 
 def exception_names(names: Iterable[str]) -> frozenset[str]:
@@ -89,167 +76,122 @@ class Site:
     occurrences: list[Occurrence] = field(default_factory=list)  # oldest version first
 
 
-def _template_shape(message: Message) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    lits: list[str] = []
-    holes: list[tuple[str, ...]] = []
-    buf: list[str] = []
-    group: list[str] = []
-    for part in message.parts:
-        if isinstance(part, Hole):
-            if not group:
-                lits.append("".join(buf))
-                buf = []
-            group.append(part.expr)
-        else:
-            if group:
-                holes.append(tuple(group))
-                group = []
-            buf.append(part.text)
-    if group:
-        holes.append(tuple(group))
-    lits.append("".join(buf))
-    norm = [normalize_literal(lit) for lit in lits]
-    norm[0] = norm[0].lstrip()
-    norm[-1] = norm[-1].rstrip()
-    return tuple(norm), tuple(holes)
-
-
 class Index:
-    """The in-memory tables the matcher queries; built once from the store's records."""
+    """The store's match index as the matcher queries it, for one state of the store
+    (`generation`); `package` narrows every read to one package."""
 
-    def __init__(self, records: Iterable[Record]) -> None:
-        self.sites: dict[tuple[str, str], Site] = {}
-        self.templates: list[Template] = []
-        by_lits: dict[tuple[str, ...], Template] = {}
-        versions: dict[str, set[str]] = {}
-        for rec in records:
-            pkg_display = rec.package
-            pkg = canonicalize_name(pkg_display)
-            version = rec.version
-            versions.setdefault(pkg, set()).add(version)
-            loc = rec.site.location
-            occ = Occurrence(version, loc.file, loc.line, loc.function)
-            key = (pkg, rec.id)
-            site = self.sites.get(key)
-            if site is None:
-                site = self._new_site(rec.site, pkg, pkg_display, by_lits)
-                self.sites[key] = site
-            site.occurrences.append(occ)
-        self.newest: dict[str, str] = {
-            pkg: max(vs, key=version_key) for pkg, vs in versions.items()
-        }
-        self.versions: dict[str, list[str]] = {
-            pkg: sorted(vs, key=version_key) for pkg, vs in versions.items()
-        }
-        for site in self.sites.values():
-            site.occurrences.sort(key=lambda o: version_key(o.version))
-        self._build_words()
-        self._build_files()
+    def __init__(self, store: Store, *, package: str | None = None) -> None:
+        self.store = store
+        self.package = None if package is None else canonicalize_name(package)
+        self.generation = store.generation()
+        self.total = store.template_count()
+        self.rare_df = max(50, int(self.total * MAX_RARE_DF))
+        versions: dict[str, list[str]] = {}
+        for snap in store.snapshots():
+            versions.setdefault(canonicalize_name(snap.package), []).append(snap.version)
+        self.newest = {pkg: max(vs, key=version_key) for pkg, vs in versions.items()}
+        self._sites: dict[tuple[str, str], Site] = {}
+        self._templates: dict[int, Template] = {}
+        self._complete: set[int] = set()  # templates whose sites are all loaded
+        self._norms: dict[int, float] = {}
+        self._frames: dict[str, list[tuple[Site, Occurrence]]] = {}
 
-    def _new_site(
-        self,
-        error: ErrorSite,
-        pkg: str,
-        pkg_display: str,
-        by_lits: dict[tuple[str, ...], Template],
-    ) -> Site:
-        exc = error.exception
-        names = exception_names([exc.name, exc.qualname, *exc.bases])
-        message = error.message
-        template: Template | None = None
-        holes: tuple[tuple[str, ...], ...] = ()
-        text: str | None = None
-        if message is not None:
-            text = message.text
-            lits, holes = _template_shape(message)
-            template = by_lits.get(lits)
-            if template is None:
-                template = Template(lits, sum(len(lit) for lit in lits))
-                by_lits[lits] = template
-                self.templates.append(template)
-        site = Site(
-            id=error.id,
-            package=pkg,
-            package_display=pkg_display,
-            exception=exc.name,
-            exception_names=names,
-            text=text,
-            holes=holes,
-            template=template,
-        )
-        if template is not None:
-            template.sites.append(site)
-        return site
-
-    def _build_words(self) -> None:
-        postings: dict[str, list[int]] = {}
-        for tid, template in enumerate(self.templates):
-            if template.lit_len < MIN_INDEXED_LITERAL:
-                continue
-            keys: set[str] = set()
-            for lit in template.lits:
-                keys |= features(lit)
-            for key in keys:
-                postings.setdefault(key, []).append(tid)
-        self.postings = postings
-        self.rare_df = max(50, int(len(self.templates) * MAX_RARE_DF))
-        # how much evidence each template can get at most: the rarity of all its keys
-        mass = [0.0] * len(self.templates)
-        for posting in postings.values():
-            weight = self.idf(len(posting))
-            for tid in posting:
-                mass[tid] += weight
-        self.norm = [1.0 / math.sqrt(m) if m > 0 else 0.0 for m in mass]
-
-    def _build_files(self) -> None:
-        # basename -> relative path (also without a leading "src/") -> sites in it
-        files: dict[str, dict[str, list[tuple[Site, Occurrence]]]] = {}
-        for site in self.sites.values():
-            for occ in site.occurrences:
-                base = occ.file.rsplit("/", 1)[-1]
-                rels = files.setdefault(base, {})
-                rels.setdefault(occ.file, []).append((site, occ))
-                if occ.file.startswith("src/"):
-                    rels.setdefault(occ.file[4:], []).append((site, occ))
-        self.files = files
+    def idf(self, df: int) -> float:
+        return math.log((1 + self.total) / df)
 
     def text_candidates(self, text: str) -> list[Template]:
-        """Return the templates that share the most rare words with `text`."""
-        known = []
-        for key in features(text):
-            posting = self.postings.get(key)
-            if posting is not None:
-                known.append((len(posting), key))
-        if not known:
+        """Return the templates that share the most rare words with `text`, best first."""
+        counts = self.store.key_counts(features(text))
+        if not counts:
             return []
-        known.sort()
+        known = sorted((df, key) for key, df in counts.items())
         chosen = [(df, w) for df, w in known if df <= self.rare_df][:RARE_WORDS]
         if len(chosen) < MIN_KEYS:
             chosen = known[:MIN_KEYS]
-        # Weighted by rarity (inverse document frequency); plain dict arithmetic over
-        # short posting lists, since only rare words are looked up.
+        postings = self.store.postings([w for _, w in chosen])
+        # Weighted by rarity (inverse document frequency), over short posting lists only.
         scores: dict[int, float] = {}
         get = scores.get
         for df, word in chosen:
             weight = self.idf(df)
-            for tid in self.postings[word]:
+            for tid in postings.get(word, ()):
                 scores[tid] = get(tid, 0.0) + weight
-        norm = self.norm
-        ranked = [(score * norm[tid], tid) for tid, score in scores.items()]
-        best = heapq.nlargest(CANDIDATES, ranked) if len(ranked) > CANDIDATES else ranked
-        return [self.templates[tid] for _, tid in best]
-
-    def idf(self, df: int) -> float:
-        return math.log((1 + len(self.templates)) / df)
+        norms = self._norms_of(self._preselect(scores))
+        ranked = [(scores[tid] * norm, tid) for tid, norm in norms.items()]
+        best = [tid for _, tid in heapq.nlargest(CANDIDATES, ranked)]
+        self._load(template_ids=[tid for tid in best if tid not in self._complete])
+        return [self._templates[tid] for tid in best if tid in self._templates]
 
     def frame_sites(self, path: str) -> list[tuple[Site, Occurrence]]:
         """Return (site, occurrence) of every indexed file that `path` ends with."""
         base = path.rsplit("/", 1)[-1]
-        rels = self.files.get(base)
-        if not rels:
-            return []
+        if base not in self._frames:
+            self._load(bases=[base])
+            self._frames[base] = [
+                (site, occ)
+                for site in self._sites.values()
+                for occ in site.occurrences
+                if occ.file.rsplit("/", 1)[-1] == base
+            ]
         out: list[tuple[Site, Occurrence]] = []
-        for rel, entries in rels.items():
-            if path == rel or path.endswith("/" + rel):
-                out.extend(entries)
+        for site, occ in self._frames[base]:
+            rels = (occ.file, occ.file[4:]) if occ.file.startswith("src/") else (occ.file,)
+            if any(path == rel or path.endswith("/" + rel) for rel in rels):
+                out.append((site, occ))
         return out
+
+    def _preselect(self, scores: dict[int, float]) -> list[int]:
+        """The templates with the best raw scores, every tie of the last one kept."""
+        if len(scores) <= PRESELECT:
+            return list(scores)
+        ordered = sorted(scores.items(), key=lambda item: -item[1])
+        floor = ordered[PRESELECT - 1][1]
+        return [tid for tid, score in ordered[:MAX_PRESELECT] if score >= floor]
+
+    def _norms_of(self, template_ids: list[int]) -> dict[int, float]:
+        missing = [tid for tid in template_ids if tid not in self._norms]
+        if missing:
+            for tid, mass in self.store.template_masses(missing).items():
+                self._norms[tid] = 1.0 / math.sqrt(mass) if mass > 0 else 0.0
+        return {tid: self._norms[tid] for tid in template_ids}
+
+    def _load(self, *, template_ids: Sequence[int] = (), bases: Sequence[str] = ()) -> None:
+        """Read the sites of `template_ids` (which then hold all their sites) and of the
+        files named `bases`, every version of each."""
+        if not template_ids and not bases:
+            return
+        rows = self.store.indexed_sites(
+            template_ids=template_ids, bases=bases, package=self.package
+        )
+        groups: dict[tuple[str, str], list[IndexedSite]] = {}
+        for row in rows:
+            groups.setdefault((canonicalize_name(row.package), row.id), []).append(row)
+        wanted = set(template_ids)
+        for key, group in groups.items():
+            site = self._sites.get(key)
+            if site is None:
+                site = self._sites[key] = self._site(key[0], group)
+            if group[0].template_id in wanted and site.template is not None:
+                site.template.sites.append(site)
+        self._complete.update(template_ids)
+
+    def _site(self, package: str, rows: list[IndexedSite]) -> Site:
+        rows.sort(key=lambda r: version_key(r.version))
+        first = rows[-1]
+        template = None
+        if first.template_id is not None and first.lits is not None:
+            template = self._templates.get(first.template_id)
+            if template is None:
+                template = Template(first.lits, sum(len(lit) for lit in first.lits))
+                self._templates[first.template_id] = template
+        return Site(
+            id=first.id,
+            package=package,
+            package_display=first.package,
+            exception=first.exception,
+            exception_names=exception_names(first.exception_names),
+            text=first.text,
+            holes=first.holes,
+            template=template,
+            occurrences=[Occurrence(r.version, r.file, r.line, r.function) for r in rows],
+        )

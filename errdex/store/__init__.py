@@ -4,7 +4,7 @@
 # model.Record (the site with its snapshot); JSON is codec's business, not the caller's.
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
@@ -13,6 +13,7 @@ from errdex.errors import AmbiguousMessage, ErrorNotFound, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
+    IndexedSite,
     Record,
     SearchResult,
     SkippedFile,
@@ -115,6 +116,39 @@ class Store(Protocol):
         """Full-text search over messages, titles, explanations and inputs, best first.
         Highlights are segments for "message" and "title", and for "explanation" and
         "inputs" when those matched."""
+        ...
+
+    # The match index, written with its snapshot: see store/_match_index.py.
+
+    def template_count(self) -> int:
+        """How many distinct message templates are stored."""
+        ...
+
+    def key_counts(self, keys: Collection[str]) -> dict[str, int]:
+        """How many templates hold each of `keys`; unknown keys are left out."""
+        ...
+
+    def postings(self, keys: Collection[str]) -> dict[str, list[int]]:
+        """The ids of the templates that hold each of `keys`."""
+        ...
+
+    def template_masses(self, template_ids: Collection[int]) -> dict[int, float]:
+        """Each template's summed key rarity (idf), which normalizes its text score."""
+        ...
+
+    def indexed_sites(
+        self,
+        *,
+        template_ids: Collection[int] = (),
+        bases: Collection[str] = (),
+        package: str | None = None,
+    ) -> list[IndexedSite]:
+        """Every stored row (each version) of the sites that use one of `template_ids`
+        or sit in a file named one of `bases` (in `package` only, if given)."""
+        ...
+
+    def generation(self) -> tuple[int, int]:
+        """A value that changes whenever a snapshot is written or replaced."""
         ...
 
     def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:

@@ -9,12 +9,12 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from packaging.utils import canonicalize_name
 
@@ -23,6 +23,7 @@ from errdex.errors import StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
+    IndexedSite,
     Record,
     SearchHit,
     SearchResult,
@@ -31,9 +32,11 @@ from errdex.model import (
     Snapshot,
     StoredSnapshot,
 )
+from errdex.store import _match_index
 from errdex.store._common import sort_versions, version_key
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+T = TypeVar("T")
 
 # MIGRATIONS[n] takes a database from schema n to n + 1, run statement by statement in
 # one transaction. A new database is made from schema.sql directly.
@@ -47,6 +50,22 @@ CREATE TABLE enrichments (
     provenance TEXT NOT NULL,
     PRIMARY KEY (site_id, model)
 );
+""",
+    # The match index: its tables and the columns of sites; filled from the records by
+    # _match_index.rebuild right after (it needs Python, not SQL).
+    2: """
+ALTER TABLE sites ADD COLUMN template_id INTEGER;
+ALTER TABLE sites ADD COLUMN base TEXT;
+ALTER TABLE sites ADD COLUMN exc_bases TEXT;
+ALTER TABLE sites ADD COLUMN holes TEXT;
+CREATE INDEX sites_template ON sites (template_id);
+CREATE INDEX sites_base ON sites (base);
+CREATE TABLE templates (id INTEGER PRIMARY KEY, lits TEXT NOT NULL UNIQUE,
+    lit_len INTEGER NOT NULL);
+CREATE TABLE template_keys (key TEXT NOT NULL, template_id INTEGER NOT NULL,
+    PRIMARY KEY (key, template_id)) WITHOUT ROWID;
+CREATE INDEX template_keys_template ON template_keys (template_id);
+CREATE TABLE key_counts (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 """,
 }
 
@@ -123,7 +142,9 @@ def _glob(pattern: str) -> str:
     return pattern.replace("[!", "[^")
 
 
-def _site_row(snapshot_id: int, site: ErrorSite, snapshot: Snapshot) -> tuple[Any, ...]:
+def _site_row(
+    snapshot_id: int, site: ErrorSite, snapshot: Snapshot, template_id: int | None
+) -> tuple[Any, ...]:
     """Return the `sites` row of one site of `snapshot`."""
     loc = site.location
     message = site.message
@@ -146,11 +167,16 @@ def _site_row(snapshot_id: int, site: ErrorSite, snapshot: Snapshot) -> tuple[An
         literal,
         None if site.explanation is None else site.explanation.title,
         json.dumps(codec.site_to_json(site, snapshot), ensure_ascii=False, separators=(",", ":")),
+        *_match_index.site_columns(site, template_id),
     )
 
 
 def _record(text: str) -> Record:
     return codec.record_from_json(json.loads(text))
+
+
+def _site_of_record(text: str) -> ErrorSite:
+    return codec.site_from_json(json.loads(text))
 
 
 def _fts_query(text: str) -> str | None:
@@ -289,6 +315,8 @@ class SqliteStore:
                     for version in range(found, SCHEMA_VERSION):
                         for statement in _statements(MIGRATIONS[version]):
                             conn.execute(statement)
+                    if found < 3:
+                        _match_index.rebuild(conn, _site_of_record)
                     conn.execute(
                         "UPDATE meta SET value = ? WHERE key = 'schema_version'",
                         (str(SCHEMA_VERSION),),
@@ -356,16 +384,9 @@ class SqliteStore:
         Raises StoreError for a database that cannot be written.
         """
         conn = self._conn()
-        count = 0
-
-        def rows(snapshot_id: int) -> Iterator[tuple[Any, ...]]:
-            nonlocal count
-            for site in sites:
-                count += 1
-                yield _site_row(snapshot_id, site, snapshot)
-
         try:
             with self._transaction(conn):
+                written = list(sites)  # inside the transaction: a failing source rolls back
                 old = conn.execute(
                     "SELECT id FROM snapshots WHERE package = ? AND version = ?",
                     (snapshot.package, snapshot.version),
@@ -395,14 +416,21 @@ class SqliteStore:
                     "INSERT INTO skipped (snapshot_id, path, reason) VALUES (?, ?, ?)",
                     [(snapshot_id, s.path, s.reason) for s in skipped],
                 )
+                templates = _match_index.templates_of(conn, written)
                 conn.executemany(
                     "INSERT INTO sites (snapshot_id, site_id, file, line, function, kind,"
                     " exc_name, exc_qualname, exc_short, message_text, message_literal, title,"
-                    " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows(snapshot_id),
+                    f" record, {', '.join(_match_index.SITE_COLUMNS)})"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        _site_row(snapshot_id, site, snapshot, template)
+                        for site, template in zip(written, templates, strict=True)
+                    ),
                 )
                 conn.execute(_FTS_INSERT + " WHERE snapshot_id = ?", (snapshot_id,))
-                conn.execute("UPDATE snapshots SET sites = ? WHERE id = ?", (count, snapshot_id))
+                conn.execute(
+                    "UPDATE snapshots SET sites = ? WHERE id = ?", (len(written), snapshot_id)
+                )
         except sqlite3.Error as exc:
             raise StoreError(
                 f"cannot write {snapshot.package} {snapshot.version} to {self.path}: {exc}"
@@ -414,7 +442,16 @@ class SqliteStore:
             "DELETE FROM sites_fts WHERE rowid IN (SELECT id FROM sites WHERE snapshot_id = ?)",
             (snapshot_id,),
         )
+        templates = [
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT template_id FROM sites"
+                " WHERE snapshot_id = ? AND template_id IS NOT NULL",
+                (snapshot_id,),
+            )
+        ]
         conn.execute("DELETE FROM sites WHERE snapshot_id = ?", (snapshot_id,))
+        _match_index.drop_orphans(conn, templates)
         conn.execute("DELETE FROM skipped WHERE snapshot_id = ?", (snapshot_id,))
         conn.execute("DELETE FROM snapshots WHERE id = ?", (snapshot_id,))
 
@@ -683,6 +720,52 @@ class SqliteStore:
                 SearchHit(record=_record(record), score=round(-score, 4), highlight=highlight)
             )
         return SearchResult(total=total, hits=tuple(hits))
+
+    # -- the match index --------------------------------------------------------------
+
+    def _index_query(self, query: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        try:
+            return query(self._conn(), *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read the match index of {self.path}: {exc}") from exc
+
+    def template_count(self) -> int:
+        """How many distinct message templates are stored."""
+        return self._index_query(_match_index.template_count)
+
+    def key_counts(self, keys: Collection[str]) -> dict[str, int]:
+        """How many templates hold each of `keys` (words and word pairs of their literal
+        text, as errdex.text.features makes them); unknown keys are left out."""
+        return self._index_query(_match_index.key_counts, keys)
+
+    def postings(self, keys: Collection[str]) -> dict[str, list[int]]:
+        """The ids of the templates that hold each of `keys`."""
+        return self._index_query(_match_index.postings, keys)
+
+    def template_masses(self, template_ids: Collection[int]) -> dict[int, float]:
+        """Each template's summed key rarity (idf), which normalizes its text score."""
+        total = self.template_count()
+        return self._index_query(_match_index.masses, template_ids, total)
+
+    def indexed_sites(
+        self,
+        *,
+        template_ids: Collection[int] = (),
+        bases: Collection[str] = (),
+        package: str | None = None,
+    ) -> list[IndexedSite]:
+        """Every stored row (each version) of the sites that use one of `template_ids`
+        or sit in a file named one of `bases` (in `package` only, if given)."""
+        name = None if package is None else canonicalize_name(package)
+        return self._index_query(
+            _match_index.indexed_sites, template_ids=template_ids, bases=bases, package=name
+        )
+
+    def generation(self) -> tuple[int, int]:
+        """A value that changes whenever a snapshot is written or replaced: a reader
+        holding results of the store can tell cheaply that they are stale."""
+        row = self._read("SELECT count(*), coalesce(max(id), 0) FROM snapshots")[0]
+        return (int(row[0]), int(row[1]))
 
     # -- model notes ------------------------------------------------------------------
 

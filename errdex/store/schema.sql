@@ -1,4 +1,4 @@
--- errdex SQLite schema, version 2: the full schema of a new database.
+-- errdex SQLite schema, version 3: the full schema of a new database.
 -- An existing database of an older version reaches this one through the migrations
 -- in _sqlite.py instead; keep the two in step when this file changes.
 
@@ -47,12 +47,19 @@ CREATE TABLE sites (
     message_text TEXT,              -- message.text; NULL when the site has no message
     message_literal TEXT,           -- static messages only: literal text, stripped
     title TEXT,                     -- NULL until the explain stage adds titles
-    record TEXT NOT NULL            -- the JSON record, as codec.site_to_json made it
+    record TEXT NOT NULL,           -- the JSON record, as codec.site_to_json made it
+    -- the match index's part of a site (see _match_index.py)
+    template_id INTEGER,            -- templates.id; NULL when the site has no message
+    base TEXT,                      -- the file's base name, for traceback frames
+    exc_bases TEXT,                 -- qualified names of the exception's bases, space-joined
+    holes TEXT                      -- JSON: hole expressions of each group between literals
 );
 CREATE INDEX sites_snapshot_order ON sites (snapshot_id, file, line);
 CREATE INDEX sites_site_id ON sites (site_id);
 CREATE INDEX sites_message_text ON sites (message_text);
 CREATE INDEX sites_message_literal ON sites (message_literal);
+CREATE INDEX sites_template ON sites (template_id);
+CREATE INDEX sites_base ON sites (base);
 
 -- Full-text search; rowid = sites.id, written in the same transaction as sites.
 -- A derived index: a database whose sites_fts has other columns gets it rebuilt from
@@ -71,3 +78,22 @@ CREATE TABLE enrichments (
     provenance TEXT NOT NULL,
     PRIMARY KEY (site_id, model)
 );
+
+-- The match index: each distinct message template once (its normalized literal runs, as
+-- JSON), the words and word pairs of those runs (template_keys), and how many templates
+-- hold each key (key_counts). Written and removed with the sites that use them.
+CREATE TABLE templates (
+    id INTEGER PRIMARY KEY,
+    lits TEXT NOT NULL UNIQUE,
+    lit_len INTEGER NOT NULL
+);
+CREATE TABLE template_keys (
+    key TEXT NOT NULL,
+    template_id INTEGER NOT NULL,
+    PRIMARY KEY (key, template_id)
+) WITHOUT ROWID;
+CREATE INDEX template_keys_template ON template_keys (template_id);
+CREATE TABLE key_counts (
+    key TEXT PRIMARY KEY,
+    df INTEGER NOT NULL
+) WITHOUT ROWID;

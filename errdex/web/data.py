@@ -37,7 +37,6 @@ class WebData:
         self._generation: Generation = ()
         self._summaries: dict[tuple[str, str], VersionSummary] = {}
         self._matcher: Matcher | None = None
-        self._matcher_generation: Generation | None = None
         self._matcher_lock = threading.Lock()
 
     def snapshots(self) -> list[StoredSnapshot]:
@@ -86,16 +85,13 @@ class WebData:
         return summary
 
     def matcher(self) -> Matcher:
-        """A matcher over every indexed version, rebuilt when the snapshots change."""
-        self.snapshots()
-        matcher = self._matcher
-        if matcher is not None and self._matcher_generation == self._generation:
-            return matcher
+        """A matcher over every indexed version, made anew when the snapshots change
+        (a cheap generation check per call)."""
         with self._matcher_lock:
-            generation = self._generation
-            if self._matcher is None or self._matcher_generation != generation:
-                self._matcher = Matcher.build(self.store.iter_records(version="*"))
-                self._matcher_generation = generation
+            if self._matcher is None:
+                self._matcher = Matcher(self.store)
+            else:
+                self._matcher = self._matcher.fresh()
             return self._matcher
 
     def warm(self) -> None:
