@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from errdex import __version__, codec
@@ -132,7 +133,8 @@ def _html_routes(app: FastAPI, data: WebData, links: Links, renderer: Renderer) 
         form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
         text = form.get("text", [""])[0]
         package = form.get("package", [""])[0] or None
-        page = views.match(data, links, text, package=package)
+        # Matching is CPU work that reads the store: never on the event loop.
+        page = await run_in_threadpool(views.match, data, links, text, package=package)
         return html(page, request, "no-store")
 
 
