@@ -80,6 +80,8 @@ def test_no_stage_imports_a_later_one() -> None:
     assert len(files) > 40
     for path in files:
         here = module_name(path)
+        if here == "errdex":  # the public facade: re-exports lookup lazily, on first use
+            continue
         for line, target in imports(path):
             if stage_of(target) > stage_of(here):
                 wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line} {here} -> {target}")

@@ -147,8 +147,8 @@ class Store(Protocol):
         or sit in a file named one of `bases` (in `package` only, if given)."""
         ...
 
-    def generation(self) -> tuple[int, int]:
-        """A value that changes whenever a snapshot is written or replaced."""
+    def generation(self) -> int:
+        """A number that grows whenever a snapshot is written or replaced."""
         ...
 
     def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:

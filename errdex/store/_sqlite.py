@@ -429,6 +429,10 @@ class SqliteStore:
                 )
                 conn.execute(_FTS_INSERT + " WHERE snapshot_id = ?", (snapshot_id,))
                 conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key)"
+                    " DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                )
+                conn.execute(
                     "UPDATE snapshots SET sites = ? WHERE id = ?", (len(written), snapshot_id)
                 )
         except sqlite3.Error as exc:
@@ -761,11 +765,11 @@ class SqliteStore:
             _match_index.indexed_sites, template_ids=template_ids, bases=bases, package=name
         )
 
-    def generation(self) -> tuple[int, int]:
-        """A value that changes whenever a snapshot is written or replaced: a reader
+    def generation(self) -> int:
+        """A number that grows whenever a snapshot is written or replaced: a reader
         holding results of the store can tell cheaply that they are stale."""
-        row = self._read("SELECT count(*), coalesce(max(id), 0) FROM snapshots")[0]
-        return (int(row[0]), int(row[1]))
+        rows = self._read("SELECT value FROM meta WHERE key = 'generation'")
+        return int(rows[0][0]) if rows else 0
 
     # -- model notes ------------------------------------------------------------------
 
