@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from errdex.model import (
@@ -45,6 +45,14 @@ def dumps(value: Any) -> str:
     """The JSON text of `value` as every surface writes it: compact, UTF-8 kept, one
     trailing newline."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def dumps_array(values: Iterable[Any]) -> Iterator[str]:
+    """The text of `dumps(list(values))`, in pieces, without holding the list."""
+    yield "["
+    for number, value in enumerate(values):
+        yield ("," if number else "") + json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    yield "]\n"
 
 
 def source_url(repo_url: str | None, commit: str | None, file: str, line: int) -> str | None:

@@ -4,22 +4,31 @@
 # load only in the command that needs them.
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 import click
-from rich.markup import escape
 
 from errdex import __version__
-from errdex.cli.console import CONTEXT_SETTINGS, HelpCommand, err
-from errdex.cli.enrich import enrich
-from errdex.cli.index import index
-from errdex.cli.lookup import list_errors, show
-from errdex.cli.match import match
-from errdex.cli.versions import diff, history_of
-from errdex.cli.web import export_command, serve_command
+from errdex.cli.console import CONTEXT_SETTINGS, HelpCommand, err, escape
 
 __all__ = ["app", "main"]
+
+# Each command and the module that defines it, in the order `errdex --help` lists them.
+# A command's module is imported only when that command runs (or help lists it), so
+# `errdex match` pays for nothing of `errdex serve`.
+COMMANDS = {
+    "index": ("errdex.cli.index", "index"),
+    "list": ("errdex.cli.lookup", "list_errors"),
+    "show": ("errdex.cli.lookup", "show"),
+    "diff": ("errdex.cli.versions", "diff"),
+    "history": ("errdex.cli.versions", "history_of"),
+    "match": ("errdex.cli.match", "match"),
+    "enrich": ("errdex.cli.enrich", "enrich"),
+    "serve": ("errdex.cli.web", "serve_command"),
+    "export": ("errdex.cli.web", "export_command"),
+}
 
 
 def _version_callback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -32,7 +41,16 @@ class _Group(click.Group):
     command_class = HelpCommand
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)  # in the order they were added, not sorted
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = COMMANDS.get(cmd_name)
+        if found is None:
+            return None
+        module, name = found
+        command = getattr(importlib.import_module(module), name)
+        assert isinstance(command, click.Command)
+        return command
 
 
 @click.group(
@@ -51,20 +69,6 @@ class _Group(click.Group):
 )
 def app() -> None:
     """errdex: every error of a Python codebase, explained and matched to its raise."""
-
-
-for command in (
-    index,
-    list_errors,
-    show,
-    diff,
-    history_of,
-    match,
-    enrich,
-    serve_command,
-    export_command,
-):
-    app.add_command(command)
 
 
 def main() -> None:

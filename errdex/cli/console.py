@@ -4,21 +4,56 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
-from rich.console import Console
-from rich.markup import escape
 
 from errdex import codec
 from errdex.errors import AmbiguousMessage, ErrdexError, ErrorNotFound, PathOutsideTree
 from errdex.store import Store, open_store
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class _Console:
+    """A rich Console made on first use: commands that print plain text or JSON (match,
+    --version, every --json) never import rich."""
+
+    def __init__(self, *, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def rich(self) -> Console:
+        """The rich Console itself, made now if it was not yet."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rich(), name)
+
+    @property
+    def is_terminal(self) -> bool:
+        stream = sys.stderr if self._stderr else sys.stdout
+        return stream.isatty()
+
+
+out = _Console(stderr=False)
+err = _Console(stderr=True)
+
+
+def escape(text: str) -> str:
+    """`text` with anything rich would read as markup escaped."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -80,13 +115,23 @@ def json_option(f: F) -> F:
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print `message` as one error line and leave with exit status `code`."""
-    err.print(f"[bold red]error:[/] {escape(message)}")
+    if err.is_terminal:
+        err.print(f"[bold red]error:[/] {escape(message)}")
+    else:
+        click.echo(f"error: {message}", err=True)
     raise click.exceptions.Exit(code)
 
 
 def write_json(value: Any) -> None:
     """Print `value` as JSON on standard output, exactly as codec.dumps writes it."""
     sys.stdout.write(codec.dumps(value))
+    sys.stdout.flush()
+
+
+def write_json_array(values: Iterable[Any]) -> None:
+    """Print the JSON array of `values` as it comes, the same text as write_json(list)."""
+    for piece in codec.dumps_array(values):
+        sys.stdout.write(piece)
     sys.stdout.flush()
 
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
 from errdex import codec
 from errdex.cli.console import (
+    HelpCommand,
     argument,
     db_option,
     err,
     errors_explained,
+    escape,
     fail,
     json_option,
     out,
@@ -21,7 +22,7 @@ from errdex.cli.console import (
 from errdex.errors import ErrorNotFound
 
 
-@click.command()
+@click.command(cls=HelpCommand)
 @argument("ids", nargs=-1, help="Error ids (default: by filters).")
 @click.option("--package", help="Only this package.")
 @click.option("--version", help="Only this version (default: newest).")

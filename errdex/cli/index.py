@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from errdex import codec
 from errdex.cli.console import (
+    HelpCommand,
     argument,
     db_option,
     err,
     errors_explained,
+    escape,
     fail,
     json_option,
     out,
@@ -27,7 +28,7 @@ from errdex.model import IndexResult
 MAX_SKIPPED_SHOWN = 20
 
 
-@click.command()
+@click.command(cls=HelpCommand)
 @argument(
     "source",
     help="A directory, pypi:NAME[==VERSION], installed:NAME, or a git repo URL/path @REV.",
@@ -144,7 +145,7 @@ def _progress() -> Iterator[Any]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=err.rich(),
         transient=True,
         auto_refresh=False,
     )

@@ -4,24 +4,26 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
 from errdex import codec
 from errdex.cli.console import (
+    HelpCommand,
     argument,
     db_option,
     err,
     errors_explained,
+    escape,
     json_option,
     out,
     store_at,
     write_json,
+    write_json_array,
 )
 from errdex.model import ErrorSite, Record
 from errdex.store import find_error
 
 
-@click.command("list")
+@click.command("list", cls=HelpCommand)
 @click.option("--package", help="Only this package.")
 @click.option("--version", help="Only this version (default: newest).")
 @click.option("--exception", help="Only this exception class.")
@@ -40,12 +42,13 @@ def list_errors(
 ) -> None:
     """List indexed errors."""
     with errors_explained(), store_at(db) as store:
-        records = store.list_records(
+        found = store.iter_records(
             package=package, version=version, exception=exception, file_glob=file, limit=limit
         )
-    if as_json:
-        write_json([codec.record_to_json(r) for r in records])
-        return
+        if as_json:  # streamed: a record is written as soon as it is read
+            write_json_array(codec.record_to_json(r) for r in found)
+            return
+        records = list(found)
     if not records:
         err.print("no errors match these filters")
         return
@@ -66,7 +69,7 @@ def list_errors(
     out.print(table)
 
 
-@click.command()
+@click.command(cls=HelpCommand)
 @argument("target", help="An error id, or a message exactly as indexed.")
 @click.option("--package", help="Package the id belongs to.")
 @click.option("--version", help="Version (default: newest).")

@@ -6,16 +6,15 @@ from pathlib import Path
 
 import click
 from packaging.utils import canonicalize_name
-from rich.markup import escape
 
 from errdex import codec
 from errdex.cli.console import (
+    HelpCommand,
     argument,
     db_option,
     errors_explained,
     fail,
     json_option,
-    out,
     store_at,
     write_json,
 )
@@ -24,7 +23,7 @@ from errdex.model import Match, MatchResult
 MAX_SHOWN_VALUE = 60
 
 
-@click.command()
+@click.command(cls=HelpCommand)
 @argument(
     "text", required=False, help="The message or traceback you saw; '-' reads standard input."
 )
@@ -67,7 +66,7 @@ def match(
     if as_json:
         write_json(codec.match_result_to_json(result))
     else:
-        out.print(escape(render_text(result)))
+        click.echo(render_text(result))
     if not result.matches:
         raise click.exceptions.Exit(1)
 

@@ -5,14 +5,15 @@ from pathlib import Path
 
 import click
 from packaging.utils import canonicalize_name
-from rich.markup import escape
 
 from errdex import codec
 from errdex.cli.console import (
+    HelpCommand,
     argument,
     db_option,
     err,
     errors_explained,
+    escape,
     fail,
     json_option,
     out,
@@ -24,7 +25,7 @@ from errdex.model import Message
 from errdex.store import Store
 
 
-@click.command()
+@click.command(cls=HelpCommand)
 @argument("old", help="NAME==VERSION already indexed, or a SOURCE to index first.")
 @argument("new", help="NAME==VERSION already indexed, or a SOURCE to index first.")
 @click.option("--markdown", is_flag=True, help="Release-notes Markdown.")
@@ -77,7 +78,7 @@ def _snapshot_of(text: str, store: Store) -> tuple[str, str]:
     return result.snapshot.package, result.snapshot.version
 
 
-@click.command("history")
+@click.command("history", cls=HelpCommand)
 @argument("error_id", help="An error id.")
 @db_option
 @json_option

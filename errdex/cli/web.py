@@ -6,9 +6,8 @@ import os
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
-from errdex.cli.console import HelpCommand, advice, argument, db_option, err, fail, out
+from errdex.cli.console import HelpCommand, advice, argument, db_option, err, escape, fail, out
 from errdex.errors import AmbiguousMessage, ErrdexError, ErrorNotFound
 from errdex.store import Store, find_error, open_store
 

@@ -94,9 +94,16 @@ class Store(Protocol):
         ...
 
     def iter_records(
-        self, *, package: str | None = None, version: str | None = None
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> Iterator[Record]:
-        """Yield records one at a time."""
+        """Yield what list_records returns, one record at a time."""
         ...
 
     def find_by_message(self, text: str) -> list[Record]:

@@ -572,15 +572,16 @@ class SqliteStore:
         `exception` matches the name as written, the qualname, or its last component;
         `file_glob` is an fnmatch-style pattern on location.file.
         """
-        where = self._where(package, version, exception, file_glob)
-        if where is None:
-            return []
-        sql, params = where
-        rows = self._read(
-            f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ? OFFSET ?",
-            [*params, -1 if limit is None else limit, offset],
+        return list(
+            self.iter_records(
+                package=package,
+                version=version,
+                exception=exception,
+                file_glob=file_glob,
+                limit=limit,
+                offset=offset,
+            )
         )
-        return [_record(r[0]) for r in rows]
 
     def count(
         self,
@@ -598,19 +599,24 @@ class SqliteStore:
         return int(self._read(f"SELECT count(*) {sql}", params)[0][0])
 
     def iter_records(
-        self, *, package: str | None = None, version: str | None = None
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> Iterator[Record]:
-        """Yield records one at a time, by package, version, file and line.
-
-        `version` None means the newest version of each package, "*" every version.
-        """
-        where = self._where(package, version, None, None)
+        """Yield the records list_records returns, a batch at a time from the database."""
+        where = self._where(package, version, exception, file_glob)
         if where is None:
             return
         sql, params = where
         try:
             cur = self._conn().execute(
-                f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id", params
+                f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ? OFFSET ?",
+                [*params, -1 if limit is None else limit, offset],
             )
             while batch := cur.fetchmany(_FETCH):
                 for row in batch:
