@@ -300,7 +300,7 @@ def index_result_to_json(result: IndexResult) -> JSON:
         "commit": snap.commit,
         "files": result.files,
         "parsed": result.parsed,
-        "sites": len(result.sites),
+        "sites": result.site_count,
         "unchanged": result.unchanged,
         "skipped": skipped_to_json(result.skipped),
         "seconds": round(result.seconds, 3),

@@ -8,6 +8,7 @@
 #   │   ├── NetworkError       the package index could not be reached
 #   │   └── UnsafeArchiveError an archive tries to escape, links out or is too big
 #   ├── StoreError         the database cannot be opened, is too new, or is corrupt
+#   │   └── NoDatabase         there is no database where one is read
 #   ├── ErrorNotFound      no error with that id (or message) in the store
 #   │   └── AmbiguousMessage   several errors have that message
 #   └── InputTooLarge      user text over the size cap
@@ -48,6 +49,14 @@ class PathOutsideTree(SourceError):
 
 class StoreError(ErrdexError):
     """The database cannot be used as it is."""
+
+
+class NoDatabase(StoreError):
+    """A command that only reads found no database at `path` (and made none)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"there is no errdex database at {path}")
+        self.path = path
 
 
 class ErrorNotFound(ErrdexError):

@@ -103,6 +103,7 @@ def index_snapshot(
             return IndexResult(
                 snapshot=snapshot,
                 sites=(),
+                site_count=stored.sites,
                 files=stored.files,
                 parsed=0,
                 skipped=stored.skipped,
@@ -132,6 +133,7 @@ def index_snapshot(
     return IndexResult(
         snapshot=snapshot,
         sites=sites,
+        site_count=len(sites),
         files=extraction.files,
         parsed=extraction.parsed,
         skipped=extraction.skipped,

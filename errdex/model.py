@@ -193,7 +193,8 @@ class Snapshot:
 @dataclass(frozen=True, kw_only=True)
 class IndexResult:
     snapshot: Snapshot
-    sites: tuple[ErrorSite, ...]
+    sites: tuple[ErrorSite, ...]  # what was written; empty when nothing changed
+    site_count: int  # the snapshot's sites as stored, written now or before
     files: int  # Python files read
     parsed: int  # files parsed this run (the rest came from the cache)
     skipped: tuple[SkippedFile, ...]

@@ -12,7 +12,19 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from errdex import codec
-from errdex.errors import AmbiguousMessage, ErrdexError, ErrorNotFound, PathOutsideTree
+from errdex.errors import (
+    AmbiguousMessage,
+    ErrdexError,
+    ErrorNotFound,
+    InputTooLarge,
+    NetworkError,
+    NoDatabase,
+    NotFoundError,
+    PathOutsideTree,
+    SourceError,
+    StoreError,
+    UnsafeArchiveError,
+)
 from errdex.store import Store, open_store
 
 if TYPE_CHECKING:
@@ -32,7 +44,9 @@ class _Console:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+            self._console = Console(
+                stderr=self._stderr, highlight=False, soft_wrap=True, emoji=False
+            )
         return self._console
 
     def __getattr__(self, name: str) -> Any:
@@ -48,11 +62,32 @@ out = _Console(stderr=False)
 err = _Console(stderr=True)
 
 
+# Characters that would act on a terminal rather than show: C0 and C1 controls (but tab
+# and newline), DEL, and the bidirectional overrides ("Trojan source"). Indexed code
+# and pasted text can hold any of them; they are shown as escapes.
+_UNPRINTABLE = {
+    c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+    for c in (
+        *range(0x00, 0x09),
+        *range(0x0B, 0x20),
+        0x7F,
+        *range(0x80, 0xA0),
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    )
+}
+
+
+def printable(text: str) -> str:
+    """`text` with every character that would act on a terminal shown as an escape."""
+    return text.translate(_UNPRINTABLE)
+
+
 def escape(text: str) -> str:
-    """`text` with anything rich would read as markup escaped."""
+    """`text` made printable, with anything rich would read as markup escaped."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    return rich_escape(printable(text))
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -113,13 +148,37 @@ def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(f)
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """Print `message` as one error line and leave with exit status `code`."""
+def fail(message: str, code: int = 1, *, kind: str | None = None) -> NoReturn:
+    """Print `message` as one error line and leave with exit status `code`. Under
+    --json, standard output also gets {"error": {"code": kind, "message"}} for scripts;
+    `kind` defaults to "usage" for exit status 2, else "error"."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.params.get("as_json"):
+        kind = kind or ("usage" if code == 2 else "error")
+        write_json({"error": {"code": kind, "message": message}})
     if err.is_terminal:
         err.print(f"[bold red]error:[/] {escape(message)}")
     else:
-        click.echo(f"error: {message}", err=True)
+        click.echo(f"error: {printable(message)}", err=True)
     raise click.exceptions.Exit(code)
+
+
+# What each of our errors is called in a --json error object, most specific first.
+_KINDS: tuple[tuple[type[ErrdexError], str], ...] = (
+    (NoDatabase, "no-database"),
+    (AmbiguousMessage, "ambiguous"),
+    (ErrorNotFound, "not-found"),
+    (NotFoundError, "source-not-found"),
+    (NetworkError, "network"),
+    (UnsafeArchiveError, "unsafe-archive"),
+    (SourceError, "bad-source"),
+    (StoreError, "store"),
+    (InputTooLarge, "too-large"),
+)
+
+
+def kind_of(exc: ErrdexError) -> str:
+    return next((kind for cls, kind in _KINDS if isinstance(exc, cls)), "error")
 
 
 def write_json(value: Any) -> None:
@@ -135,8 +194,10 @@ def write_json_array(values: Iterable[Any]) -> None:
     sys.stdout.flush()
 
 
-def store_at(db: Path | None) -> Store:
-    return open_store(db)
+def store_at(db: Path | None, *, create: bool = False) -> Store:
+    """The store of --db (else $ERRDEX_DB, else the default); only `errdex index` makes
+    one that does not exist."""
+    return open_store(db, create=create)
 
 
 def advice(exc: ErrdexError) -> str:
@@ -146,6 +207,11 @@ def advice(exc: ErrdexError) -> str:
         return f"{exc}; show one by id: {ids}"
     if isinstance(exc, ErrorNotFound):
         return f"{exc}; `errdex list` shows ids, `errdex match TEXT` finds a message with values"
+    if isinstance(exc, NoDatabase):
+        return (
+            f"{exc}; index a package into it first (errdex index SOURCE --db {exc.path}),"
+            " or point --db or ERRDEX_DB at an existing database"
+        )
     if isinstance(exc, PathOutsideTree):
         return f"--path {exc.path!r} leads outside {exc.root}; give a folder inside it"
     return str(exc)
@@ -157,6 +223,6 @@ def errors_explained() -> Iterator[None]:
     try:
         yield
     except ErrdexError as exc:
-        fail(advice(exc))
+        fail(advice(exc), kind=kind_of(exc))
     except KeyboardInterrupt:
-        fail("interrupted; the store keeps its previous state", 130)
+        fail("interrupted; the store keeps its previous state", 130, kind="interrupted")

@@ -86,7 +86,7 @@ def index(
         code_paths = ()
     elif path:
         code_paths = tuple(p.strip("/") for p in path)
-    with errors_explained(), store_at(db) as store, _progress() as report:
+    with errors_explained(), store_at(db, create=True) as store, _progress() as report:
         from errdex.index import index_source
 
         result = index_source(
@@ -111,7 +111,7 @@ def _index_all_versions(
         fail(f"--all-versions takes pypi:NAME without a version, not {source!r}", 2)
     if since is not None and not _is_version(since):
         fail(f"--since {since!r} is not a version (e.g. 0.27.0)", 2)
-    with errors_explained(), store_at(db) as store, _progress() as report:
+    with errors_explained(), store_at(db, create=True) as store, _progress() as report:
         from errdex.index import index_all_versions
 
         results = index_all_versions(
@@ -171,12 +171,12 @@ def _print_summary(result: IndexResult) -> None:
     if result.unchanged:
         out.print(
             f"{snap.package} {snap.version}: unchanged since the last index "
-            f"({result.files:,} files, {result.seconds:.2f} s)"
+            f"({result.files:,} files, {result.site_count:,} error sites, {result.seconds:.2f} s)"
         )
         return
     out.print(
         f"{snap.package} {snap.version}: {result.files:,} files ({result.parsed:,} parsed), "
-        f"{len(result.sites):,} error sites, {len(result.skipped)} skipped, "
+        f"{result.site_count:,} error sites, {len(result.skipped)} skipped, "
         f"{result.seconds:.1f} s"
     )
 

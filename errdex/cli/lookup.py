@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from packaging.utils import canonicalize_name
 
 from errdex import codec
 from errdex.cli.console import (
@@ -13,14 +14,16 @@ from errdex.cli.console import (
     err,
     errors_explained,
     escape,
+    fail,
     json_option,
     out,
+    printable,
     store_at,
     write_json,
     write_json_array,
 )
 from errdex.model import ErrorSite, Record
-from errdex.store import find_error
+from errdex.store import Store, find_error
 
 
 @click.command("list", cls=HelpCommand)
@@ -28,7 +31,7 @@ from errdex.store import find_error
 @click.option("--version", help="Only this version (default: newest).")
 @click.option("--exception", help="Only this exception class.")
 @click.option("--file", help="Only files matching this glob.")
-@click.option("--limit", type=int, help="At most this many.")
+@click.option("--limit", type=click.IntRange(min=1), help="At most this many.")
 @db_option
 @json_option
 def list_errors(
@@ -42,6 +45,7 @@ def list_errors(
 ) -> None:
     """List indexed errors."""
     with errors_explained(), store_at(db) as store:
+        _check_indexed(store, package, version)
         found = store.iter_records(
             package=package, version=version, exception=exception, file_glob=file, limit=limit
         )
@@ -50,23 +54,59 @@ def list_errors(
             return
         records = list(found)
     if not records:
-        err.print("no errors match these filters")
+        shown = [f"--{k} {v}" for k, v in (("exception", exception), ("file", file)) if v]
+        scope = f"{package} {version or ''}".strip() if package else "the indexed packages"
+        err.print(f"no error of {escape(scope)} matches {escape(' and '.join(shown))}")
+        return
+    if not out.is_terminal:  # a pipe: one whole line per error, nothing cut
+        for record in records:
+            site = record.site
+            text = " ".join(site.message.text.split()) if site.message else "(no message)"
+            click.echo(
+                printable(
+                    f"{site.id}\t{site.exception.name}\t"
+                    f"{site.location.file}:{site.location.line}\t{text}"
+                )
+            )
         return
     from rich.table import Table
 
     table = Table(box=None, show_edge=False, pad_edge=False)
-    for column in ("id", "exception", "location", "message"):
-        table.add_column(column, overflow="fold" if column == "message" else "ellipsis")
+    table.add_column("id", no_wrap=True)
+    table.add_column("exception", no_wrap=True)
+    table.add_column("location", no_wrap=True)  # a path is never cut: messages wrap
+    table.add_column("message", overflow="fold", ratio=1)
     for record in records:
         site = record.site
         loc = site.location
         table.add_row(
             site.id,
-            site.exception.name,
-            f"{loc.file}:{loc.line}",
-            escape(_short(site.message.text if site.message else "(no message)")),
+            escape(site.exception.name),
+            escape(f"{loc.file}:{loc.line}"),
+            escape(" ".join(site.message.text.split()) if site.message else "(no message)"),
         )
     out.print(table)
+
+
+def _check_indexed(store: Store, package: str | None, version: str | None) -> None:
+    """Fail, naming what is indexed, when the package or version asked for is not."""
+    snapshots = store.snapshots()
+    if not snapshots:
+        fail("the database holds no package yet; index one with `errdex index SOURCE`")
+    if package is None:
+        if version is not None:
+            fail("--version goes with --package", 2)
+        return
+    name = canonicalize_name(package)
+    versions = [s.version for s in snapshots if s.package == name]
+    if not versions:
+        names = sorted({s.package for s in snapshots})
+        fail(f"{package} is not indexed; indexed packages: {', '.join(names)}", kind="not-found")
+    if version is not None and version != "*" and version not in versions:
+        fail(
+            f"{name} {version} is not indexed; indexed versions of {name}: {', '.join(versions)}",
+            kind="not-found",
+        )
 
 
 @click.command(cls=HelpCommand)

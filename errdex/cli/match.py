@@ -15,6 +15,7 @@ from errdex.cli.console import (
     errors_explained,
     fail,
     json_option,
+    printable,
     store_at,
     write_json,
 )
@@ -34,6 +35,9 @@ MAX_SHOWN_VALUE = 60
 )
 @click.option("--package", help="Only this package, or NAME==VERSION.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, help="At most this many matches.")
+@click.option(
+    "--closest", "show_closest", is_flag=True, help="List near misses even beside an exact match."
+)
 @db_option
 @json_option
 def match(
@@ -41,6 +45,7 @@ def match(
     file: Path | None,
     package: str | None,
     limit: int,
+    show_closest: bool,
     db: Path | None,
     as_json: bool,
 ) -> None:
@@ -66,13 +71,14 @@ def match(
     if as_json:
         write_json(codec.match_result_to_json(result))
     else:
-        click.echo(render_text(result))
+        click.echo(printable(render_text(result, closest=show_closest)))
     if not result.matches:
         raise click.exceptions.Exit(1)
 
 
-def render_text(result: MatchResult) -> str:
-    """The short human-readable answer (no trailing newline)."""
+def render_text(result: MatchResult, *, closest: bool = False) -> str:
+    """The short human-readable answer (no trailing newline). Near misses are listed when
+    no answer is exact, or when `closest` asks for them."""
     lines: list[str] = []
     if not result.matches:
         lines.append(result.note or "no match")
@@ -93,7 +99,7 @@ def render_text(result: MatchResult) -> str:
         if m.note:
             lines.append(f"   note: {m.note}")
         lines.append(f"   details: errdex show {m.id}")
-    if result.closest:
+    if result.closest and (closest or not any(m.exact for m in result.matches)):
         lines.append("closest (not answers):")
         for m in result.closest:
             lines.append(

@@ -39,7 +39,7 @@ def _matcher(db: str | Path | None) -> Matcher:
     with _lock:
         found = _open.get(location)
         if found is None:
-            store = open_store(location)
+            store = open_store(location, create=False)
             found = (store, Matcher(store))
         else:
             found = (found[0], found[1].fresh())

@@ -178,12 +178,14 @@ class Store(Protocol):
     ) -> None: ...
 
 
-def open_store(path_or_url: str | Path | None = None) -> Store:
+def open_store(path_or_url: str | Path | None = None, *, create: bool = True) -> Store:
     """Return the store at `path_or_url`: a SQLite file path, or None for $ERRDEX_DB,
-    else errdex.sqlite in the user data directory.
+    else errdex.sqlite in the user data directory. A reader passes `create=False`, so
+    that a mistyped path is an error rather than a new empty database.
 
-    Raises StoreError if the database cannot be opened, is not an errdex database or is
-    too new, and for PostgreSQL URLs until that implementation lands.
+    Raises NoDatabase when there is none and `create` is false; StoreError if the
+    database cannot be opened, is not an errdex database or is too new, and for
+    PostgreSQL URLs until that implementation lands.
     """
     location = default_location() if path_or_url is None else path_or_url
     if isinstance(location, str) and location.startswith(_POSTGRES_SCHEMES):
@@ -191,7 +193,7 @@ def open_store(path_or_url: str | Path | None = None) -> Store:
             f"PostgreSQL support is not installed yet (asked for {location.split('@')[-1]});"
             " use a SQLite file path instead"
         )
-    return SqliteStore(location)
+    return SqliteStore(location, create=create)
 
 
 def find_error(

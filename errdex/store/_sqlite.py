@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from packaging.utils import canonicalize_name
 
 from errdex import codec
-from errdex.errors import StoreError
+from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
@@ -215,13 +215,15 @@ class SqliteStore:
     by the threads of a web server; processes share the file through WAL mode.
     """
 
-    def __init__(self, path: str | Path) -> None:
-        """Open (creating if needed) the database at `path`.
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        """Open the database at `path`, creating it (and its folder) if `create`.
 
-        Raises StoreError if the file is not an errdex database, was written by a newer
-        errdex, or cannot be opened.
+        Raises NoDatabase if it does not exist and `create` is false; StoreError if the
+        file is not an errdex database, was written by a newer errdex, or cannot be opened.
         """
         self.path = Path(path)
+        if not create and not self.path.exists():
+            raise NoDatabase(self.path)
         _check_fts5()
         self._local = threading.local()
         self._lock = threading.Lock()

@@ -1,0 +1,146 @@
+# The command line as a careful user meets it, through a real `python -m errdex`
+# process: read-only commands never make a database, every refusal says what is there,
+# pipes get whole lines, --json errors are JSON, and nothing indexed acts on a terminal.
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_tree
+
+DEEP = "pkg/a_rather_long_folder_name/another_long_folder_name/yet_another_module.py"
+FILES = {
+    "pkg/__init__.py": """
+        def check(n):
+            if n < 0:
+                raise ValueError(f"n must be non-negative, got {n}")
+            if n > 100:
+                raise ValueError(f"n must be at most 100, got {n}")
+        """,
+    DEEP: """
+        def title(x):
+            raise RuntimeError("\\x1b]0;owned\\x07 title changed \\x1b[2J :smile: emoji here")
+        """,
+}
+
+
+def errdex(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ERRDEX_DB": str(db), "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "errdex", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("src")
+    write_tree(root / "pkg", FILES)
+    path = tmp_path_factory.mktemp("db") / "errdex.sqlite"
+    done = errdex("index", str(root / "pkg"), "--json", db=path)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list"],
+        ["show", "0123456789abcdef"],
+        ["match", "ValueError: n must be non-negative, got -1"],
+        ["history", "0123456789abcdef"],
+        ["diff", "pkg==1", "pkg==2"],
+    ],
+)
+def test_read_only_commands_never_make_a_database(tmp_path: Path, args: list[str]) -> None:
+    missing = tmp_path / "not" / "there.sqlite"
+    done = errdex(*args, "--db", str(missing), db=missing)
+    assert done.returncode == 1
+    assert f"there is no errdex database at {missing}" in done.stderr
+    assert "errdex index SOURCE" in done.stderr
+    assert not missing.exists() and not missing.parent.exists()
+
+
+def test_json_errors_are_json_on_stdout(tmp_path: Path, db: Path) -> None:
+    done = errdex("show", "0123456789abcdef", "--json", db=db)
+    assert done.returncode == 1
+    assert json.loads(done.stdout) == {
+        "error": {
+            "code": "not-found",
+            "message": "no error with id or message '0123456789abcdef'; `errdex list` shows"
+            " ids, `errdex match TEXT` finds a message with values",
+        }
+    }
+    missing = errdex("list", "--json", "--db", str(tmp_path / "x.sqlite"), db=db)
+    assert json.loads(missing.stdout)["error"]["code"] == "no-database"
+
+
+@pytest.mark.parametrize("limit", ["0", "-1"])
+def test_a_limit_below_one_is_refused(db: Path, limit: str) -> None:
+    done = errdex("list", "--limit", limit, db=db)
+    assert done.returncode == 2 and "--limit" in done.stderr
+
+
+def test_an_empty_listing_says_which_filter_matched_nothing(db: Path) -> None:
+    unknown = errdex("list", "--package", "nope", db=db)
+    assert unknown.returncode == 1
+    assert "nope is not indexed; indexed packages: pkg" in unknown.stderr
+    version = errdex("list", "--package", "pkg", "--version", "9.9", db=db)
+    assert version.returncode == 1
+    assert "pkg 9.9 is not indexed; indexed versions of pkg: 0+unknown" in version.stderr
+    nothing = errdex("list", "--exception", "KeyError", db=db)
+    assert nothing.returncode == 0 and nothing.stdout == ""
+    assert "no error of the indexed packages matches --exception KeyError" in nothing.stderr
+
+
+def test_a_pipe_gets_whole_lines_and_nothing_that_acts_on_a_terminal(db: Path) -> None:
+    done = errdex("list", db=db)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3
+    deep = next(line for line in lines if DEEP in line)  # the whole path, never cut
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert "\\x1b]0;owned\\x07 title changed \\x1b[2J :smile: emoji here" in deep
+    site_id = deep.split("\t")[0]
+    shown = errdex("show", site_id, db=db)
+    assert shown.returncode == 0
+    assert "\x1b" not in shown.stdout and ":smile:" in shown.stdout and "😄" not in shown.stdout
+
+
+def test_an_unchanged_index_reports_its_sites(tmp_path: Path) -> None:
+    write_tree(tmp_path / "pkg", FILES)
+    db = tmp_path / "errdex.sqlite"
+    first = json.loads(errdex("index", str(tmp_path / "pkg"), "--json", db=db).stdout)
+    again = json.loads(errdex("index", str(tmp_path / "pkg"), "--json", db=db).stdout)
+    assert (first["sites"], first["unchanged"]) == (3, False)
+    assert (again["sites"], again["unchanged"], again["parsed"]) == (3, True, 0)
+
+
+TRACEBACK = """\
+Traceback (most recent call last):
+  File "/app/run.py", line 2, in <module>
+    check(-3)
+  File "/venv/lib/python3.11/site-packages/pkg/__init__.py", line 4, in check
+    raise ValueError(f"n must be non-negative, got {n}")
+ValueError: n must be non-negative, got -3
+"""
+
+
+def test_an_exact_match_lists_no_near_misses_unless_asked(db: Path) -> None:
+    # the other raise of the traceback's function is a near miss beside the exact answer
+    answer = json.loads(errdex("match", "--json", TRACEBACK, db=db).stdout)
+    assert [m["exact"] for m in answer["matches"]] == [True] and len(answer["closest"]) == 1
+    plain = errdex("match", TRACEBACK, db=db)
+    assert plain.returncode == 0
+    assert "exact" in plain.stdout and "closest" not in plain.stdout
+    asked = errdex("match", "--closest", TRACEBACK, db=db)
+    assert "closest (not answers):" in asked.stdout and "pkg/__init__.py:6 in check" in asked.stdout
