@@ -119,9 +119,11 @@ class Store(Protocol):
         exception: str | None = None,
         limit: int = 20,
         offset: int = 0,
+        message_only: bool = False,
     ) -> SearchResult:
-        """Full-text search over messages, titles, explanations and inputs, best first.
-        Highlights are segments for "message" and "title", and for "explanation" and
+        """Full-text search over messages, titles, explanations and inputs (the message
+        alone if `message_only`), best first: errors whose message holds every word before
+        the others. Highlights are segments for "message" and "title", and for "explanation" and
         "inputs" when those matched."""
         ...
 

@@ -179,14 +179,17 @@ def _site_of_record(text: str) -> ErrorSite:
     return codec.site_from_json(json.loads(text))
 
 
-def _fts_query(text: str) -> str | None:
-    """Return an FTS5 query requiring every word of `text` (the last as a prefix), each
-    quoted so that nothing the user typed is read as FTS5 syntax; None if no words."""
+def _fts_query(text: str, column: str | None = None) -> str | None:
+    """Return an FTS5 query requiring every word of `text` (the last as a prefix), in
+    `column` only if given; each word quoted so that nothing the user typed is read as
+    FTS5 syntax. None if `text` has no words."""
     words = _WORD.findall(text[:_MAX_QUERY_CHARS])[:_MAX_QUERY_TERMS]
     if not words:
         return None
     quoted = [f'"{w}"' for w in words]  # \w+ holds no quote to escape
     quoted[-1] += "*"
+    if column is not None:
+        quoted = [f"{column} : {q}" for q in quoted]
     return " ".join(quoted)
 
 
@@ -687,6 +690,7 @@ class SqliteStore:
         exception: str | None = None,
         limit: int = 20,
         offset: int = 0,
+        message_only: bool = False,
     ) -> SearchResult:
         """Return the total and the hits for free text over messages, titles, explanations,
         inputs, exceptions, functions and files, best first (FTS5 bm25).
@@ -697,7 +701,7 @@ class SqliteStore:
         they matched) to segments. `version` None: newest version of each package; "*": all;
         `exception` as in list_records.
         """
-        query = _fts_query(text)
+        query = _fts_query(text, "message" if message_only else None)
         ids = self._selected(package, version) if query else []
         if not ids:
             return SearchResult(total=0, hits=())
@@ -715,15 +719,22 @@ class SqliteStore:
             return SearchResult(total=total, hits=())
         weights = ", ".join(str(w) for w in _FTS_WEIGHTS)
         marks = f"'{_MARK_START}', '{_MARK_END}'"
+        # Errors whose message holds every word come first, then the rest; bm25 within.
+        in_message = (
+            "s.id IN (SELECT rowid FROM sites_fts WHERE sites_fts MATCH ?)"
+            if not message_only
+            else "1"
+        )
+        message_query = [] if message_only else [_fts_query(text, "message")]
         rows = self._read(
-            "SELECT s.record, bm25(sites_fts, " + weights + "),"
+            f"SELECT s.record, bm25(sites_fts, {weights}), {in_message},"
             f" highlight(sites_fts, 0, {marks}), highlight(sites_fts, 1, {marks}),"
             f" snippet(sites_fts, 2, {marks}, '…', 24), snippet(sites_fts, 3, {marks}, '…', 24)"
-            f"{sql} ORDER BY 2, s.id LIMIT ? OFFSET ?",
-            [*params, limit, offset],
+            f"{sql} ORDER BY 3 DESC, 2, s.id LIMIT ? OFFSET ?",
+            [*message_query, *params, limit, offset],
         )
         hits: list[SearchHit] = []
-        for record, score, message, title, explanation, inputs in rows:
+        for record, score, _, message, title, explanation, inputs in rows:
             highlight = {"message": _segments(message), "title": _segments(title)}
             for key, marked in (("explanation", explanation), ("inputs", inputs)):
                 if marked and _MARK_START in marked:

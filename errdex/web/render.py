@@ -36,12 +36,15 @@ def _message_html(message: dict[str, Any] | None) -> Markup:
 
 
 def _marked_html(segments: list[dict[str, Any]] | None, fallback: str = "") -> Markup:
-    """Search highlight segments as HTML with <mark> around the words that matched."""
+    """Search highlight segments as HTML with <mark> around the words that matched;
+    backticks of prose are dropped (the words they quote stay)."""
     if not segments:
         return escape(fallback)
     return Markup(
         "".join(
-            f"<mark>{escape(s['text'])}</mark>" if s.get("match") else str(escape(s["text"]))
+            f"<mark>{escape(s['text'].replace('`', ''))}</mark>"
+            if s.get("match")
+            else str(escape(s["text"].replace("`", "")))
             for s in segments
         )
     )
@@ -77,6 +80,25 @@ def _pinned(record: dict[str, Any], file: str, line: int) -> str | None:
     return source_url(repo.get("url"), repo.get("commit"), file, line)
 
 
+def _breakable(text: str | None) -> Markup:
+    """Escaped text that a narrow screen may break after `_`, `.` and `/` (the seams of a
+    long identifier or path), never inside a word."""
+    if not text:
+        return Markup("")
+    escaped = str(escape(text))
+    for seam in ("_", ".", "/"):
+        escaped = escaped.replace(seam, seam + "<wbr>")
+    return Markup(escaped)
+
+
+def _unwrap(text: str | None) -> str:
+    """A docstring's hard-wrapped lines joined into paragraphs (blank lines kept)."""
+    if not text:
+        return ""
+    paragraphs = str(text).strip().split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
 def _json_pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
@@ -95,6 +117,8 @@ def make_environment() -> Environment:
         prose=_prose_html,
         snippet=_snippet,
         json_pretty=_json_pretty,
+        breakable=_breakable,
+        unwrap=_unwrap,
     )
     env.globals.update(pinned=_pinned, version=__version__, pygments_css=stylesheet)
     return env

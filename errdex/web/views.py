@@ -110,7 +110,13 @@ def package(
     highlights: dict[str, JSON] = {}
     if q:
         found = store.search(
-            q, package=name, version=version, limit=limit, offset=offset, exception=exception
+            q,
+            package=name,
+            version=version,
+            limit=limit,
+            offset=offset,
+            exception=exception,
+            message_only=True,  # the package page's filter is "words in the message"
         )
         matching = found.total
         records = [hit.record for hit in found.hits]
@@ -246,6 +252,13 @@ def match(data: WebData, links: Links, text: str, *, package: str | None = None)
     result = codec.match_result_to_json(data.matcher().match(text, package=package or None))
     for item in [*result["matches"], *result["closest"]]:
         item["url"] = links.error(item["id"])
+    for item in result["matches"]:  # what the error page would say first, inline
+        record = data.store.get(item["id"], package=item["package"], version=item["version"])
+        explanation = None if record is None else record.site.explanation
+        if explanation is not None:
+            item["title"] = explanation.title
+            item["when_it_happens"] = explanation.when_it_happens
+            item["solution"] = explanation.solutions[0] if explanation.solutions else None
     return Page(
         template="match.html",
         context=result,
