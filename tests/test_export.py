@@ -32,7 +32,7 @@ def test_export_writes_the_site(tmp_path: Path) -> None:
         assert "<script>alert" not in page
         assert re.search(r"<title>[^<]+ in evil 1\.0 · errdex</title>", page)
         assert '<meta name="description" content="' in page
-        assert f'href="/api/errors/{record["id"]}.json"' in page
+        assert f'href="../../api/errors/{record["id"]}.json"' in page  # relative: file:// too
         twin = json.loads((out / "api/errors" / f"{record['id']}.json").read_text())
         stored = store.get(record["id"])
         assert stored is not None and twin == record_to_json(stored)

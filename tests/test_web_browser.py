@@ -122,9 +122,26 @@ def test_static_export_searches_in_the_page(browser: Browser, evil: Store, tmp_p
         page.goto(f"http://127.0.0.1:{server.server_address[1]}/search?q=handshake")
         expect(page.locator("a.result-title").first).to_contain_text("handshake")
         page.locator("a.result-title").first.click()
-        page.wait_for_url("**/errors/*/")
+        page.wait_for_url("**/errors/*/index.html")
         check_error_page(page)
         page.close()
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_static_export_opened_as_files(browser: Browser, evil: Store, tmp_path: Path) -> None:
+    export_site(evil, tmp_path / "site")
+    page = browser.new_page()
+    page.goto((tmp_path / "site" / "index.html").as_uri())
+    # styled: the stylesheet loaded through a relative link
+    weight = page.evaluate("getComputedStyle(document.querySelector('.brand')).fontWeight")
+    assert weight in ("700", "bold", "600")
+    page.goto((tmp_path / "site" / "search" / "index.html").as_uri() + "?q=handshake")
+    expect(page.locator("a.result-title").first).to_contain_text("handshake")
+    page.locator("a.result-title").first.click()
+    page.wait_for_url("**/errors/*/index.html")
+    check_error_page(page)
+    page.get_by_role("link", name="errdex", exact=True).click()  # back to the top
+    page.wait_for_url("**/site/index.html")
+    page.close()

@@ -158,7 +158,10 @@ def _write_pages(site: _Site, progress: Progress | None) -> int:
         tick()
     site.page(links.search(), views.search(data, links, ""))
     fields = ["id", "package", "version", "exception", "title", "message", "file", "line"]
-    site.out.write(["search-index.json"], codec.dumps({"fields": fields, "rows": rows}))
+    index = codec.dumps({"fields": fields, "rows": rows})
+    site.out.write(["search-index.json"], index)
+    # The same index as a script: a page opened as a file may load a script, not fetch.
+    site.out.write(["search-index.js"], f"window.ERRDEX_INDEX = {index.rstrip()};\n")
     tick()
     return len(ids)
 

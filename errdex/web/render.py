@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -134,11 +135,44 @@ class Renderer:
 
     def render(self, page: Page, *, path: str) -> str:
         template = self.env.get_template(page.template)
-        return template.render(
+        static = self.links.static_site
+        root = relative_root(path) if static else "/"
+        html = template.render(
             page=page,
             c=page.context,
             x=page.extra,
             links=self.links,
-            static_site=self.links.static_site,
+            static_site=static,
+            root=root,
             canonical=self.canonical_base + path if self.canonical_base else None,
         )
+        return _relative_links(html, root) if static else html
+
+
+def relative_root(path: str) -> str:
+    """From the page at site path `path` (written as PATH/index.html), the way back to
+    the top of the export: "" for "/", "../../" for "/errors/ID"."""
+    depth = len([p for p in path.split("?", 1)[0].split("/") if p])
+    if path.endswith(".html"):
+        depth -= 1
+    return "../" * depth
+
+
+_SITE_URL = re.compile(r'(href|src|action)="/([^"]*)"')
+
+
+def _relative_links(html: str, root: str) -> str:
+    """Every site link of a static page made relative to it, a page's folder as its
+    index.html, so that the export also works opened as files (file://)."""
+
+    def relative(match: re.Match[str]) -> str:
+        attribute, target = match.group(1), match.group(2)
+        path, mark, rest = target.partition("?")
+        path, hash_mark, anchor = path.partition("#")
+        last = path.rsplit("/", 1)[-1]
+        if "." not in last:  # a page: its folder's index.html
+            path = f"{path}/index.html" if path else "index.html"
+        url = root + path + (hash_mark + anchor) + (mark + rest)
+        return f'{attribute}="{url}"'
+
+    return _SITE_URL.sub(relative, html)

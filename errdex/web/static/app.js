@@ -4,6 +4,12 @@
 "use strict";
 (function () {
   var isStatic = document.body.getAttribute("data-static") === "1";
+  // where the export's top is, from this page ("../../"); a server's pages sit at "/"
+  var root = isStatic ? (document.body.getAttribute("data-root") || "") : "/";
+
+  function errorUrl(id) {
+    return root + "errors/" + encodeURIComponent(id) + (isStatic ? "/index.html" : "");
+  }
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -38,10 +44,20 @@
   var indexPromise = null;
   function loadIndex() {
     if (!indexPromise) {
-      indexPromise = fetch("/search-index.json").then(function (r) {
-        if (!r.ok) throw new Error("search index: HTTP " + r.status);
-        return r.json();
-      });
+      if (window.location.protocol === "file:") {
+        // opened as files: no fetch, but a script may load (it sets ERRDEX_INDEX)
+        indexPromise = new Promise(function (resolve, reject) {
+          var script = el("script", { src: root + "search-index.js" });
+          script.onload = function () { resolve(window.ERRDEX_INDEX); };
+          script.onerror = function () { reject(new Error("search index: cannot load")); };
+          document.head.appendChild(script);
+        });
+      } else {
+        indexPromise = fetch(root + "search-index.json").then(function (r) {
+          if (!r.ok) throw new Error("search index: HTTP " + r.status);
+          return r.json();
+        });
+      }
     }
     return indexPromise;
   }
@@ -76,7 +92,7 @@
     var list = el("ol", { "class": "results" });
     rows.forEach(function (row) {
       var li = el("li");
-      var a = el("a", { "class": "result-title", href: "/errors/" + encodeURIComponent(row[0]) });
+      var a = el("a", { "class": "result-title", href: errorUrl(row[0]) });
       a.appendChild(marked(row[4] || "", ws));
       li.appendChild(a);
       var meta = el("div", { "class": "meta" });
@@ -100,7 +116,7 @@
     var list = el("ol", { "class": "results" });
     (data.matches || []).forEach(function (m) {
       var li = el("li", { "class": "match" });
-      li.appendChild(el("a", { "class": "result-title", href: m.url || ("/errors/" + m.id) },
+      li.appendChild(el("a", { "class": "result-title", href: m.url || errorUrl(m.id) },
         m.exception + " at " + m.file + ":" + m.line));
       li.appendChild(el("div", { "class": "meta" }, m.package + " " + m.version + " · in " +
         m["function"] + " · score " + Number(m.score).toFixed(2) + (m.exact ? " · exact" : "")));
@@ -125,7 +141,7 @@
       list = el("ul", { "class": "results" });
       data.closest.forEach(function (m) {
         var li = el("li");
-        li.appendChild(el("a", { href: m.url || ("/errors/" + m.id) }, m.exception + " at " + m.file + ":" + m.line));
+        li.appendChild(el("a", { href: m.url || errorUrl(m.id) }, m.exception + " at " + m.file + ":" + m.line));
         li.appendChild(el("span", { "class": "muted" }, " " + m.package + " " + m.version + " — " + (m.label || "")));
         list.appendChild(li);
       });
