@@ -145,3 +145,21 @@ def test_static_export_opened_as_files(browser: Browser, evil: Store, tmp_path: 
     page.get_by_role("link", name="errdex", exact=True).click()  # back to the top
     page.wait_for_url("**/site/index.html")
     page.close()
+
+
+def test_static_search_marks_whole_words_only(
+    browser: Browser, evil: Store, tmp_path: Path
+) -> None:
+    export_site(evil, tmp_path / "site")
+    page = browser.new_page()
+    page.goto((tmp_path / "site" / "search" / "index.html").as_uri() + "?q=ti")
+    expect(page.locator("mark").first).to_be_visible()
+    # what comes right before each <mark>: never a letter (a mark inside a word)
+    before = page.evaluate(
+        """Array.from(document.querySelectorAll("mark")).map(function (m) {
+             var prev = m.previousSibling;
+             return prev ? prev.textContent.slice(-1) : "";
+           })"""
+    )
+    assert before and all(not (c.isalnum() or c == "_") for c in before), before
+    page.close()

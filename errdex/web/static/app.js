@@ -18,15 +18,25 @@
     return node;
   }
 
+  var WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+  function wordStart(lower, w, from) {
+    // the next place at or after `from` where a word of the text begins with `w`
+    var at = lower.indexOf(w, from);
+    while (at > 0 && WORD_CHAR.test(lower.charAt(at - 1))) at = lower.indexOf(w, at + 1);
+    return at;
+  }
+
   function marked(text, words) {
-    // text with each occurrence of a query word wrapped in <mark>, built node by node
+    // text with each word that begins with a query word wrapped in <mark> (as the
+    // server's search marks them: never inside a word), built node by node
     var span = el("span");
     var lower = text.toLowerCase();
     var i = 0;
     while (i < text.length) {
       var best = -1, len = 0;
       words.forEach(function (w) {
-        var at = lower.indexOf(w, i);
+        var at = wordStart(lower, w, i);
         if (at !== -1 && (best === -1 || at < best)) { best = at; len = w.length; }
       });
       if (best === -1) { span.appendChild(document.createTextNode(text.slice(i))); break; }
@@ -72,9 +82,9 @@
       var score = 0;
       for (var k = 0; k < ws.length; k++) {
         var w = ws[k], s = 0;
-        if (msg.indexOf(w) !== -1) s += 10;
-        if (title.indexOf(w) !== -1) s += 8;
-        if (rest.indexOf(w) !== -1) s += 2;
+        if (wordStart(msg, w, 0) !== -1) s += 10;
+        if (wordStart(title, w, 0) !== -1) s += 8;
+        if (wordStart(rest, w, 0) !== -1) s += 2;
         if (!s) return;
         score += s;
       }
