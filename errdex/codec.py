@@ -169,6 +169,7 @@ def _site_json(
                 "default": i.default,
                 "doc": i.doc,
                 "location": _pos_to_json(i.location),
+                **({} if i.access is None else {"access": i.access}),
             }
             for i in site.inputs
         ],
@@ -215,6 +216,7 @@ def site_from_json(data: JSON) -> ErrorSite:
                 location=None
                 if i.get("location") is None
                 else SourcePos(file=i["location"]["file"], line=i["location"]["line"]),
+                access=i.get("access"),
             )
             for i in data["inputs"]
         ),

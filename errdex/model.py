@@ -114,11 +114,12 @@ class Guard:
 
 
 InputKind = Kind["field", "property", "attribute", "parameter", "constant"]
+Access = Kind["public", "internal"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Input:
-    """A name read by the guard or message that a user can influence."""
+    """A name read by the guard or message, and who can change it."""
 
     name: str
     expr: str
@@ -128,6 +129,9 @@ class Input:
     default: str | None = None
     doc: str | None = None
     location: SourcePos | None = None
+    # "public": a parameter, field or property a user sets; "internal": a private name,
+    # a private function's parameter, a constant of the library. Set by explain.
+    access: Access | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

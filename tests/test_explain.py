@@ -398,3 +398,95 @@ def test_a_tree_that_is_a_package_names_its_root_file(tmp_path: Path) -> None:
     assert explanation(sites["no f here"]).what_it_means == (
         "`f()` in `__init__.py` always raises `ValueError` at this point of `f`."
     )
+
+
+WHO_CAN_ACT = """
+from dataclasses import dataclass
+
+LIMIT = 8
+
+
+class Cache:
+    def __init__(self, size):
+        self.size = size
+        self.hits = 0
+        self._store = {}
+
+    def get(self, key):
+        if self.size < 1:
+            raise ValueError(f"cache size must be positive, got {self.size}")
+        if self.hits > LIMIT:
+            raise RuntimeError("too many hits on the cache")
+        if key not in self._store:
+            raise KeyError(f"key {key} is not cached")
+        return self._store[key]
+
+    def check(self):
+        assert self._store is not None, "cache storage went missing"
+
+
+def _resize(cache, new_size):
+    if new_size < 0:
+        raise ValueError(f"cannot resize the cache to {new_size} entries")
+    cache.size = new_size
+
+
+def resize(cache, new_size):
+    _resize(cache, new_size)
+
+
+def outer(count):
+    def inner(step):
+        if step > count:
+            raise ValueError(f"the step {step} passes the count")
+    return inner
+"""
+
+
+def test_who_can_act_on_each_input(tmp_path: Path) -> None:
+    sites = explain_package(tmp_path, {"pkg/cache.py": WHO_CAN_ACT})
+    by_message = {s.message.text: s for s in sites.values() if s.message is not None}
+
+    def access(message: str) -> dict[str, str | None]:
+        return {i.expr: i.access for i in by_message[message].inputs}
+
+    assert access("cache size must be positive, got {self.size}") == {"self.size": "public"}
+    hits = access("too many hits on the cache")
+    assert (hits["self.hits"], hits["LIMIT"]) == ("internal", "internal")
+    assert access("key {key} is not cached")["self._store"] == "internal"
+    assert access("key {key} is not cached")["key"] == "public"
+    assert access("cannot resize the cache to {new_size} entries") == {"new_size": "internal"}
+    assert access("the step {step} passes the count") == {"step": "internal", "count": "public"}
+
+
+def test_solutions_never_ask_to_change_what_the_library_sets(tmp_path: Path) -> None:
+    sites = explain_package(tmp_path, {"pkg/cache.py": WHO_CAN_ACT})
+    for site in sites.values():
+        assert site.explanation is not None
+        for solution in site.explanation.solutions:
+            assert "`_store`" not in solution and "`self._store`" not in solution
+            assert "`hits`" not in solution and "`LIMIT`" not in solution
+            assert not solution.startswith("Or:"), solution
+
+
+def test_a_private_functions_parameter_points_to_its_public_caller(tmp_path: Path) -> None:
+    sites = explain_package(tmp_path, {"pkg/cache.py": WHO_CAN_ACT})
+    [site] = [s for s in sites.values() if s.message and "resize the cache" in s.message.text]
+    assert site.explanation is not None
+    [fix] = [s for s in site.explanation.solutions if s.startswith("Check what you pass")]
+    assert "`resize`" in fix and "`new_size`" in fix and "`_resize`" in fix
+
+
+def test_a_check_of_the_librarys_own_state_is_called_a_bug(tmp_path: Path) -> None:
+    sites = explain_package(
+        tmp_path, {"pkg/cache.py": WHO_CAN_ACT}, repo_url="https://github.com/example/pkg"
+    )
+    [site] = [s for s in sites.values() if s.message and "went missing" in s.message.text]
+    body = site.explanation
+    assert body is not None
+    assert "points to a bug in pkg, not in your code or settings" in body.what_it_means
+    assert body.solutions[0].startswith("Report it to the pkg maintainers, with the traceback: ")
+    assert body.report_issue_url is not None and body.report_issue_url in body.solutions[0]
+    # a check of what the user passed is not one
+    [user] = [s for s in sites.values() if s.message and "must be positive" in s.message.text]
+    assert user.explanation is not None and "bug in pkg" not in user.explanation.what_it_means

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from errdex.explain.access import private_name, with_access
 from errdex.explain.analysis import Analysis, analyse
 from errdex.explain.callgraph import CallGraph
 from errdex.explain.catalog import Catalog
@@ -13,7 +14,7 @@ from errdex.explain.meaning import what_it_means
 from errdex.explain.related import Related
 from errdex.explain.report import report_issue_url
 from errdex.explain.situations import common_situations
-from errdex.explain.solutions import solutions
+from errdex.explain.solutions import Solution, solutions
 from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
@@ -28,10 +29,10 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
 
     Raises nothing for odd code: what cannot be read is said as source text or left out.
     """
-    sites = extraction.sites
-    if not sites:
+    if not extraction.sites:
         return ()
     catalog = Catalog(extraction)
+    sites = tuple(with_access(site, catalog) for site in extraction.sites)
     graph = CallGraph(extraction.facts)
     related = Related(sites)
     modules = {f.module for f in extraction.facts}
@@ -46,20 +47,56 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
         target = f"{module}.{site.location.function}" if module else site.location.function
         paths = graph.paths(target) if module and site.location.function != "<module>" else ()
         shorten = {q: _module_prefix(q, modules) for path in paths for q in path}
+        report = report_issue_url(site, snapshot, title)
+        means = what_it_means(analysis, catalog)
+        fixes = solutions(analysis, caller=_public_caller(paths, shorten))
+        texts = [s.text for s in fixes]
+        if internal_invariant(analysis, fixes):
+            package = snapshot.package
+            means += (
+                f" The check reads only {package}'s own state, nothing you pass or set:"
+                f" when it fails, it points to a bug in {package}, not in your code or"
+                " settings."
+            )
+            link = f": {report}" if report else ""
+            texts.insert(0, f"Report it to the {package} maintainers, with the traceback{link}")
         explanation = Explanation(
             title=title,
-            what_it_means=what_it_means(analysis, catalog),
+            what_it_means=means,
             when_it_happens=when_it_happens(analysis, paths, shorten),
-            solutions=tuple(s.text for s in solutions(analysis)),
+            solutions=tuple(texts),
             common_situations=tuple(common_situations(analysis)),
             call_paths=paths,
             tests=tests.get(site.id, ()),
             related=related.of(site),
-            report_issue_url=report_issue_url(site, snapshot, title),
+            report_issue_url=report,
             provenance="static",
         )
         out.append(dataclasses.replace(site, explanation=explanation))
     return tuple(out)
+
+
+def internal_invariant(analysis: Analysis, fixes: list[Solution]) -> bool:
+    """The site's conditions read only what the library itself keeps (private state, its
+    constants), the site reads nothing public, and nothing says what to do."""
+    read = [c.subject for c in analysis.trigger + analysis.reached_if if c.subject is not None]
+    own = [
+        s for s in read if s.kind == "constant" or (s.kind != "parameter" and private_name(s.expr))
+    ]
+    if not read or len(own) < len(read):
+        return False
+    if any(i.access == "public" for i in analysis.site.inputs):
+        return False
+    return not any(s.kind in ("message", "dependency") for s in fixes)
+
+
+def _public_caller(paths: tuple[tuple[str, ...], ...], shorten: dict[str, str]) -> str | None:
+    """The nearest caller on the first call path that a user can call (no private part)."""
+    for qualified in paths[0] if paths else ():
+        local = qualified.removeprefix(shorten.get(qualified, "") + ".")
+        if not any(p.startswith("_") and not p.endswith("__") for p in qualified.split(".")):
+            return local
+    return None
 
 
 def _guard_text(analysis: Analysis) -> str | None:

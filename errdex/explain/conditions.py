@@ -229,6 +229,11 @@ def _comparison_phrase(
     One table of all ten operators, so the three wordings of each stay side by side."""
     listing = _listing(right)
     zero = isinstance(right, ast.Constant) and right.value == 0 and right.value is not False
+    # a container of the library's own (`self._registry`): a fix says what it holds,
+    # never to change it
+    hidden = any(
+        part.startswith("_") and not part.endswith("__") for part in ast.unparse(right).split(".")
+    )
     phrase: dict[type[ast.cmpop], tuple[str, str, str]] = {
         # op: (clause, noun phrase, fix)
         ast.Lt: (
@@ -278,6 +283,8 @@ def _comparison_phrase(
             f"{name} = {listing}" if listing else f"a {name} found in {value}",
             f"Set {name} to a value other than {listing}"
             if listing
+            else f"Set {name} to a value it does not hold yet"
+            if hidden
             else f"Set {name} to a value not in {value}",
         ),
         ast.NotIn: (
@@ -285,6 +292,8 @@ def _comparison_phrase(
             f"a {name} other than {listing}" if listing else f"a {name} missing from {value}",
             f"Set {name} to one of {listing}"
             if listing
+            else f"Set {name} to one of the values it knows"
+            if hidden
             else f"Set {name} to one of the values in {value}",
         ),
     }

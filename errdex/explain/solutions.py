@@ -36,17 +36,27 @@ class Solution:
     kind: str  # "input" (change a value the guard reads) or what else it is
 
 
-def solutions(analysis: Analysis) -> list[Solution]:
-    """Fixes for a site, most specific first."""
+def solutions(analysis: Analysis, *, caller: str | None = None) -> list[Solution]:
+    """Fixes for a site, most specific first. A value only the library sets is never
+    one to change: a private function's parameter points to its caller (`caller`, the
+    nearest public function of the call path, when known) instead."""
     out: list[Solution] = []
     seen: set[str] = set()
+    passed_in: list[Input] = []
     ordered = _fix_order(analysis)
     for clause in ordered:
         subject = clause.subject
         if subject is None or clause.fix is None or subject.name in seen:
             continue
         seen.add(subject.name)
-        out.append(Solution(text=_input_fix(clause, subject, analysis), kind="input"))
+        if subject.access == "internal":
+            if subject.kind == "parameter":
+                passed_in.append(subject)
+            continue
+        first = not any(s.kind == "input" for s in out)
+        out.append(Solution(text=_input_fix(clause, subject, analysis, first), kind="input"))
+    if passed_in and not out:
+        out.append(Solution(text=_from_caller(passed_in, analysis, caller), kind="caller"))
     for text in instructions(analysis):
         out.append(Solution(text=text, kind="message"))
     out.extend(_other(analysis))
@@ -62,7 +72,17 @@ def _fix_order(analysis: Analysis) -> list[Clause]:
     return ([primary] if primary is not None else []) + rest
 
 
-def _input_fix(clause: Clause, subject: Input, analysis: Analysis) -> str:
+def _from_caller(passed: list[Input], analysis: Analysis, caller: str | None) -> str:
+    names = ", ".join(f"`{i.name}`" for i in passed[:3])
+    function = analysis.site.location.function
+    where = f"`{caller}`" if caller else "the public function you called"
+    return (
+        f"Check what you pass to {where}: {names} reach `{function}` from there, and"
+        " this check rejects the value that arrived"
+    )
+
+
+def _input_fix(clause: Clause, subject: Input, analysis: Analysis, first: bool) -> str:
     assert clause.fix is not None
     text = clause.fix
     where = _defined(subject, analysis)
@@ -74,7 +94,7 @@ def _input_fix(clause: Clause, subject: Input, analysis: Analysis) -> str:
     quote = doc_quote(subject, clause.bound)
     if quote:
         text += f'; per its doc: "{quote}"'
-    if clause is not analysis.primary and clause in analysis.trigger:
+    if not first and clause in analysis.trigger:
         text = "Or: " + text[0].lower() + text[1:] + ", so that the check does not apply"
     return text
 
