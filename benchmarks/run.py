@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 BENCHMARKS = [
     "template_fidelity",
     "explain_counts",
+    "explain_quality",
     "bench_index",
     "bench_versions",
     "match_accuracy",

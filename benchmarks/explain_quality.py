@@ -1,0 +1,287 @@
+# Issue figures for the quality of errdex's explanations, against records verified by
+# hand against the source (benchmarks/data/explain_quality.jsonl, described in
+# benchmarks/data/README.md): do user-actionable errors get a solution, does it name a
+# control the user really has, does it tell the user to change something internal, are
+# internal errors called internal, and are the tests errdex lists the ones that trigger
+# the error.
+#
+# Counting rules (the table's notes repeat them):
+# - a knob is named when one of its forms (a record lists every form that counts: a CLI
+#   flag, the config field, `Class.field`, an env var, a parameter, a pip extra) appears
+#   in a solution as a whole token, case-insensitive, backticks ignored;
+# - an internal name is named when it is a whole backticked span of a solution, or its
+#   dotted tail (`Owner.name`, `self.name`), or, for names with `_` or `.` (never plain
+#   words), anywhere in the solution as a whole token;
+# - an internal (non-actionable, not pass-through) record is explained as internal when
+#   its what/when/solutions contain "bug", "internal", "invariant" or "should never";
+# - a listed test is verified when its file and its last name segment (parameters
+#   dropped) are those of a verified test.
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.common import save, table
+from errdex.index import index_source
+from errdex.model import ErrorSite, Explanation
+from errdex.sources.cache import cache_root
+from errdex.store import Store, open_store
+
+DATA = Path(__file__).parent / "data" / "explain_quality.jsonl"
+
+TARGETS = {
+    "solution": 0.90,  # at least
+    "knob": 0.75,  # at least
+    "internal_named": 0.03,  # at most
+    "precision": 0.90,  # at least
+    "recall": 0.60,  # at least
+}
+
+_INTERNAL_WORDS = re.compile(r"\b(bug|internal|invariant|should never)\b", re.IGNORECASE)
+_SPAN = re.compile(r"`([^`]+)`")
+
+
+@dataclass(frozen=True)
+class Verified:
+    id: str
+    package: str
+    version: str
+    file: str
+    function: str
+    message: str | None
+    actionable: bool
+    passthrough: bool
+    knobs: tuple[str, ...]
+    internal_names: tuple[str, ...]
+    tests: tuple[str, ...]
+    tests_checked: bool
+
+
+def load(path: Path = DATA) -> list[Verified]:
+    records = []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        raw = json.loads(line)
+        records.append(
+            Verified(
+                id=raw["id"],
+                package=raw["package"],
+                version=raw["version"],
+                file=raw["file"],
+                function=raw["function"],
+                message=raw["message"],
+                actionable=raw["actionable"],
+                passthrough=raw.get("passthrough", False),
+                knobs=tuple(raw["knobs"]),
+                internal_names=tuple(raw["internal_names"]),
+                tests=tuple(raw["tests"]),
+                tests_checked=raw["tests_checked"],
+            )
+        )
+    return records
+
+
+def _token(text: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])" + re.escape(text.lower()) + r"(?![\w-])")
+
+
+def names_knob(solutions: Sequence[str], knobs: Iterable[str]) -> bool:
+    flat = " ".join(solutions).replace("`", "").lower()
+    return any(_token(knob.replace("`", "")).search(flat) for knob in knobs)
+
+
+def names_internal(solutions: Sequence[str], names: Iterable[str]) -> bool:
+    spans = [span.strip().lower() for s in solutions for span in _SPAN.findall(s)]
+    flat = " ".join(solutions).replace("`", "").lower()
+    for name in names:
+        low = name.lower()
+        if any(span == low or span.endswith("." + low) for span in spans):
+            return True
+        if ("_" in name or "." in name) and _token(low).search(flat):
+            return True
+    return False
+
+
+def says_internal(explanation: Explanation) -> bool:
+    text = " ".join(
+        [explanation.what_it_means, explanation.when_it_happens, *explanation.solutions]
+    )
+    return bool(_INTERNAL_WORDS.search(text))
+
+
+def _test_key(file: str, name: str) -> tuple[str, str]:
+    last = re.split(r"::|\.", name)[-1]
+    return file, re.sub(r"\[.*\]$", "", last)
+
+
+def _verified_key(test: str) -> tuple[str, str]:
+    file, _, name = test.partition("::")
+    return _test_key(file, name)
+
+
+def find_site(store: Store, record: Verified) -> ErrorSite | None:
+    """The record's site by id; else (a reworded or moved error) by file, function and
+    message, the same way the record was written down."""
+    found = store.get(record.id, package=record.package, version=record.version)
+    if found is not None:
+        return found.site
+    for candidate in store.iter_records(
+        package=record.package, version=record.version, file_glob=record.file
+    ):
+        site = candidate.site
+        text = site.message.text if site.message is not None else None
+        if site.location.function == record.function and text == record.message:
+            return site
+    return None
+
+
+@dataclass
+class Tally:
+    records: int = 0
+    missing: int = 0
+    actionable: int = 0
+    with_solution: int = 0
+    knob_scored: int = 0
+    knob_named: int = 0
+    internal_named: int = 0
+    internal: int = 0
+    internal_said: int = 0
+    listed: int = 0
+    listed_right: int = 0
+    verified_tests: int = 0
+    verified_found: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        for name in vars(self):
+            if name != "misses":
+                setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def score(record: Verified, site: ErrorSite | None, tally: Tally) -> None:
+    tally.records += 1
+    if site is None or site.explanation is None:
+        tally.missing += 1
+        tally.misses.append(f"{record.id}: not found in the index")
+        return
+    explanation = site.explanation
+    solutions = explanation.solutions
+    if record.actionable:
+        tally.actionable += 1
+        tally.with_solution += bool(solutions)
+        if record.knobs:
+            tally.knob_scored += 1
+            tally.knob_named += names_knob(solutions, record.knobs)
+    tally.internal_named += names_internal(solutions, record.internal_names)
+    if not record.actionable and not record.passthrough:
+        tally.internal += 1
+        tally.internal_said += says_internal(explanation)
+    if record.tests_checked:
+        verified = {_verified_key(t) for t in record.tests}
+        listed = {_test_key(t.file, t.name) for t in explanation.tests}
+        tally.listed += len(listed)
+        tally.listed_right += len(listed & verified)
+        tally.verified_tests += len(verified)
+        tally.verified_found += len(verified & listed)
+
+
+def _share(part: int, whole: int) -> str:
+    return "–" if whole == 0 else f"{part}/{whole} ({100 * part / whole:.0f}%)"
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return None if whole == 0 else part / whole
+
+
+def row(name: str, t: Tally) -> list[str]:
+    return [
+        name,
+        f"{t.records}" + (f" ({t.missing} not found)" if t.missing else ""),
+        _share(t.with_solution, t.actionable),
+        _share(t.knob_named, t.knob_scored),
+        _share(t.internal_named, t.records - t.missing),
+        _share(t.internal_said, t.internal),
+        _share(t.listed_right, t.listed),
+        _share(t.verified_found, t.verified_tests),
+    ]
+
+
+def verdicts(t: Tally) -> list[list[str]]:
+    checks = [
+        ("solutions on user-actionable records", t.with_solution, t.actionable, "solution"),
+        ("right knob named (actionable, with a knob)", t.knob_named, t.knob_scored, "knob"),
+        ("internal names suggested", t.internal_named, t.records - t.missing, "internal_named"),
+        ("test precision", t.listed_right, t.listed, "precision"),
+        ("test recall", t.verified_found, t.verified_tests, "recall"),
+    ]
+    rows = []
+    for label, part, whole, key in checks:
+        value, target = _ratio(part, whole), TARGETS[key]
+        at_most = key == "internal_named"
+        if value is None:
+            met = "n/a (nothing to count)"
+        elif (value <= target) if at_most else (value >= target):
+            met = "met"
+        else:
+            met = "MISSED"
+        shown = "–" if value is None else f"{100 * value:.0f}%"
+        rows.append([label, shown, f"{'≤' if at_most else '≥'} {100 * target:.0f}%", met])
+    return rows
+
+
+def main(db: str | None = None) -> None:
+    records = load()
+    pins = sorted({(r.package, r.version) for r in records})
+    location = Path(db) if db else cache_root() / "bench-explain-quality.sqlite"
+    with open_store(location) as store:
+        for package, version in pins:
+            index_source(f"pypi:{package}=={version}", store)
+        per: dict[str, Tally] = {}
+        for record in records:
+            score(record, find_site(store, record), per.setdefault(record.package, Tally()))
+    overall = Tally()
+    for tally in per.values():
+        overall.add(tally)
+    header = [
+        "package",
+        "records",
+        "solution (actionable)",
+        "right knob (actionable, with knobs)",
+        "internal name in a solution ↓",
+        "internal said internal",
+        "test precision",
+        "test recall",
+    ]
+    versions = dict(pins)
+    rows = [row(f"{name} {versions[name]}", per[name]) for name in sorted(per)]
+    rows.append(row("**overall**", overall))
+    notes = (
+        "Counts are records verified by hand (benchmarks/data/README.md). A knob is named"
+        " when one of its listed forms (flag, config field, `Class.field`, env var,"
+        " parameter, pip extra) appears in a solution as a whole token, case-insensitive,"
+        " backticks ignored; records with no knob are left out of that column. An internal"
+        " name counts when it is a backticked span of a solution (or its dotted tail), or,"
+        " for names with `_` or `.`, anywhere in it. Internal records (not actionable, not"
+        " pass-through re-raises) count as said internal when what/when/solutions contain"
+        ' "bug", "internal", "invariant" or "should never". Tests match on file and last'
+        " name segment, parameters dropped."
+    )
+    misses = "\n".join(f"- {m}" for m in overall.misses) if overall.misses else ""
+    save(
+        "explain_quality.md",
+        table(rows, header)
+        + "\n\n"
+        + table(verdicts(overall), ["target", "now", "goal", "verdict"])
+        + "\n\n"
+        + notes
+        + ("\n\n" + misses if misses else ""),
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else None)
