@@ -100,6 +100,7 @@ GuardKind = Kind[
     "case",
     "assert",
     "early-exit",
+    "loop-exhausted",  # reached only when the loop `test` ran out without returning
 ]
 
 

@@ -490,3 +490,60 @@ def test_a_check_of_the_librarys_own_state_is_called_a_bug(tmp_path: Path) -> No
     # a check of what the user passed is not one
     [user] = [s for s in sites.values() if s.message and "must be positive" in s.message.text]
     assert user.explanation is not None and "bug in pkg" not in user.explanation.what_it_means
+
+
+LOOPS = """
+KERNELS = ["triton", "cuda"]
+
+
+def pick(name):
+    for kernel in KERNELS:
+        if kernel == name:
+            return kernel
+    raise ValueError(f"no kernel named {name}")
+
+
+def first_even(numbers):
+    for n in numbers:
+        if n % 2 == 0:
+            break
+    else:
+        raise ValueError("the numbers hold no even one")
+    return n
+
+
+def scan(items):
+    for item in items:
+        if item:
+            break
+    raise RuntimeError("reached after a break as well")
+
+
+def wait(queue):
+    while queue.pending():
+        if queue.ready():
+            return queue.take()
+    raise TimeoutError("the queue emptied before anything was ready")
+"""
+
+
+def test_a_raise_after_a_loop_says_what_no_item_matched(tmp_path: Path) -> None:
+    sites = explain_package(tmp_path, {"pkg/loops.py": LOOPS})
+    by_message = {s.message.text: s for s in sites.values() if s.message is not None}
+
+    def kinds(message: str) -> list[tuple[str, str]]:
+        return [(g.kind, g.test) for g in by_message[message].guard]
+
+    assert kinds("no kernel named {name}") == [("loop-exhausted", "kernel in KERNELS")]
+    assert kinds("the numbers hold no even one") == [("loop-exhausted", "n in numbers")]
+    assert kinds("reached after a break as well") == []  # a break also gets there
+    assert kinds("the queue emptied before anything was ready") == [
+        ("loop-exhausted", "queue.pending()")
+    ]
+    when = by_message["no kernel named {name}"].explanation
+    assert when is not None
+    assert "once no `kernel` in `KERNELS` made the loop return" in when.when_it_happens
+    assert "every time this code is reached" not in when.when_it_happens
+    queue = by_message["the queue emptied before anything was ready"].explanation
+    assert queue is not None
+    assert "once `while queue.pending()` stopped without returning" in queue.when_it_happens

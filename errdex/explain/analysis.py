@@ -57,6 +57,14 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
             target, _, iterable = guard.test.partition(" in ")
             result.context.append(f"for each `{target}` in `{_short(iterable)}`")
             continue
+        if kind == "loop-exhausted":
+            target, found, iterable = guard.test.partition(" in ")
+            result.context.append(
+                f"once no `{target}` in `{_short(iterable)}` made the loop return"
+                if found
+                else f"once `while {_short(guard.test)}` stopped without returning"
+            )
+            continue
         if kind == "case":
             result.context.append(f"in the `case {_short(guard.test)}` branch")
             continue

@@ -102,6 +102,31 @@ def names_read(node: ast.AST) -> tuple[NameRef, ...]:
     return tuple(ref for _, _, ref in found)
 
 
+_OWN_SCOPE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def loop_leaves(body: list[ast.stmt]) -> set[str]:
+    """How a loop's body can leave the loop early: "return" and/or "break" (those of
+    nested loops and functions are theirs, not this loop's)."""
+    found: set[str] = set()
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            found.add("return")
+        elif isinstance(node, ast.Break):
+            found.add("break")
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            # a nested loop's own break is not ours; its returns still leave us
+            found |= loop_leaves(node.body) & {"return"}
+            todo.extend(node.orelse)
+        elif not isinstance(
+            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
+        ):
+            todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
 def exits(stmts: list[ast.stmt]) -> bool:
     """True when a block always leaves: it ends with return, raise, continue or break."""
     if not stmts:

@@ -21,7 +21,7 @@ from errdex.extract.facts import (
     RawSite,
 )
 from errdex.extract.files import is_package_init
-from errdex.extract.guards import GuardInfo, NameRef, exits, names_read
+from errdex.extract.guards import GuardInfo, NameRef, exits, loop_leaves, names_read
 from errdex.extract.members import (
     MESSAGE_PARAMS,
     class_members,
@@ -309,16 +309,31 @@ class FileVisitor:
     def visit_For(self, node: ast.For | ast.AsyncFor, block: _Block, scope: Scope) -> None:
         inner = self._guarded(block, self.guard_info("for", node, False, node.lineno, "for"))
         self.walk(node.body, inner, scope)
-        self.walk(node.orelse, block, scope)
+        leaves = loop_leaves(node.body)
+        exhausted = self.guard_info("loop-exhausted", node, False, node.lineno, "for")
+        if "break" in leaves:  # `for ... else`: the else runs only when nothing broke out
+            self.walk(node.orelse, self._guarded(block, exhausted), scope)
+        else:
+            self.walk(node.orelse, block, scope)
         block.env = _union(block.env, inner.env)
+        if "return" in leaves and "break" not in leaves:
+            # what follows runs only when no item made the loop return
+            block.guards = (*block.guards, exhausted)
 
     visit_AsyncFor = visit_For
 
     def visit_While(self, node: ast.While, block: _Block, scope: Scope) -> None:
         inner = self._guarded(block, self.guard_info("while", node.test, False, node.lineno))
         self.walk(node.body, inner, scope)
-        self.walk(node.orelse, block, scope)
+        leaves = loop_leaves(node.body)
+        exhausted = self.guard_info("loop-exhausted", node.test, False, node.lineno)
+        if "break" in leaves:
+            self.walk(node.orelse, self._guarded(block, exhausted), scope)
+        else:
+            self.walk(node.orelse, block, scope)
         block.env = _union(block.env, inner.env)
+        if "return" in leaves and "break" not in leaves:
+            block.guards = (*block.guards, exhausted)
 
     def visit_With(self, node: ast.With | ast.AsyncWith, block: _Block, scope: Scope) -> None:
         inner = self._guarded(block, self.guard_info("with", node, False, node.lineno, "with"))
