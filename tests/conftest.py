@@ -1,21 +1,31 @@
 # Shared test helpers: code in, sites out, through the same stages the CLI uses.
+#
+# Where the suite writes: pytest's tmp, and TEST_CACHE for what it downloads from PyPI
+# and unpacks (kept across runs, so each sdist is fetched once). Never the user's own
+# errdex cache or database: ERRDEX_CACHE and ERRDEX_DB point into tmp for the whole
+# session, the cache's downloads and trees linked to TEST_CACHE's.
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
+import platformdirs
 import pytest
 
+from errdex.errors import NetworkError
 from errdex.extract import extract, parse_file, scan
-from errdex.extract.cache import FactsCache
+from errdex.extract.cache import NoCache
 from errdex.extract.link import Linker
 from errdex.model import ErrorSite, Snapshot
+from errdex.sources import pypi
 from errdex.store import Store, open_store
 
-# Downloads from PyPI are kept here across test runs, so CI fetches each sdist once.
-TEST_CACHE = Path(os.environ.get("ERRDEX_TEST_CACHE") or Path.home() / ".cache" / "errdex-test")
+# $ERRDEX_TEST_CACHE, else errdex-test in the user cache dir (which follows XDG_CACHE_HOME).
+TEST_CACHE = Path(os.environ.get("ERRDEX_TEST_CACHE") or platformdirs.user_cache_dir("errdex-test"))
 
 
 def index_snippet(code: str, *, path: str = "pkg/mod.py", package: str = "pkg") -> list[ErrorSite]:
@@ -49,34 +59,122 @@ def index_tree(
     """The sites of a small tree written to `root` (every .py file is package code)."""
     write_tree(root, files)
     snapshot = Snapshot(package=package, version="1.0", root=root, source=str(root))
-    cache = FactsCache(None)
+    cache = NoCache()
     return list(extract(snapshot, scan(snapshot, cache), cache, workers=workers).sites)
+
+
+@pytest.fixture(scope="session")
+def run_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This run's errdex cache (ERRDEX_CACHE), one for all xdist workers: the PyPI
+    downloads and unpacked trees are TEST_CACHE's, kept across runs; everything else (the
+    per-file facts) starts empty in tmp, so nothing a run gets wrong outlives it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
+    cache = base / "errdex-cache"
+    cache.mkdir(exist_ok=True)
+    for name in ("downloads", "trees"):
+        (TEST_CACHE / name).mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # another worker linked it first
+            (cache / name).symlink_to(TEST_CACHE / name, target_is_directory=True)
+    return cache
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_session_dirs(
+    tmp_path_factory: pytest.TempPathFactory, run_cache: Path
+) -> Iterator[None]:
+    """For session and module fixtures too: the run's cache, and a db in tmp. The servers
+    tests start on loopback are reached directly, whatever proxy the environment sets."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ERRDEX_CACHE", str(run_cache))
+        patch.setenv("ERRDEX_DB", str(tmp_path_factory.mktemp("session-db") / "errdex.sqlite"))
+        for name in ("NO_PROXY", "no_proxy"):
+            hosts = [h for h in os.environ.get(name, "").split(",") if h.strip()]
+            patch.setenv(name, ",".join([*hosts, "127.0.0.1", "localhost"]))
+        yield
 
 
 @pytest.fixture(autouse=True)
 def _private_dirs(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, run_cache: Path
 ) -> None:
-    """Never touch the user's own db; downloads go to the shared test cache."""
+    """Each test its own db; the run's cache, even after a test that changed it."""
     monkeypatch.setenv("ERRDEX_DB", str(tmp_path_factory.mktemp("db") / "errdex.sqlite"))
-    monkeypatch.setenv("ERRDEX_CACHE", str(TEST_CACHE))
+    monkeypatch.setenv("ERRDEX_CACHE", str(run_cache))
+
+
+# -- the network: tests marked `network` run when PyPI answers or what they need is cached
+
+
+@functools.cache
+def pypi_unreachable() -> str | None:
+    """Why the package index cannot be reached (asked once per process), None if it answers."""
+    import httpx
+
+    url = f"{pypi.index_url()}/pip/"
+    try:
+        with httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0)) as client:
+            client.head(url)
+    except httpx.HTTPError as exc:
+        return f"{url}: {exc or type(exc).__name__}"
+    return None
+
+
+def _offline_reason(what: str, why: str) -> str:
+    return (
+        f"offline: {what}, and the package index cannot be reached ({why}); "
+        f"run the tests once with the network to fill the test cache {TEST_CACHE}"
+    )
+
+
+def require_pypi(*specs: str) -> None:
+    """Skip the test when a `pypi:` SOURCE in `specs` is not in TEST_CACHE and PyPI cannot
+    be reached. Only a pinned `pypi:NAME==VERSION` can be answered from the cache."""
+    missing = []
+    for spec in specs:
+        if not spec.startswith("pypi:"):
+            continue
+        name, version = pypi.parse_spec(spec.removeprefix("pypi:"))
+        if version is None or pypi.cached(name, version, TEST_CACHE / "downloads") is None:
+            missing.append(spec)
+    if missing and (why := pypi_unreachable()) is not None:
+        pytest.skip(_offline_reason(f"{', '.join(missing)} is not in the test cache", why))
+
+
+def _skip_network_error(item: pytest.Item) -> Generator[None, object, object]:
+    try:
+        return (yield)
+    except NetworkError as exc:
+        if item.get_closest_marker("network") is None:
+            raise  # a test not marked `network` must not need it
+        why = pypi_unreachable()
+        if why is None:
+            raise
+        pytest.skip(_offline_reason(f"this test needs PyPI ({exc})", why))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
+    """A `network` test whose fixtures cannot download offline is skipped, not failed."""
+    return (yield from _skip_network_error(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """A `network` test that cannot download offline is skipped, not failed."""
+    return (yield from _skip_network_error(item))
 
 
 def indexed_store(path: Path, *specs: str) -> Store:
-    """A real SQLite store at `path` with each SOURCE indexed (downloads from TEST_CACHE)."""
+    """A real SQLite store at `path` with each SOURCE indexed (downloads from TEST_CACHE,
+    through the run's cache that ERRDEX_CACHE names)."""
     from errdex.index import index_source
 
-    old = os.environ.get("ERRDEX_CACHE")
-    os.environ["ERRDEX_CACHE"] = str(TEST_CACHE)
-    try:
-        store = open_store(path)
-        for spec in specs:
-            index_source(spec, store)
-    finally:
-        if old is None:
-            os.environ.pop("ERRDEX_CACHE", None)
-        else:
-            os.environ["ERRDEX_CACHE"] = old
+    require_pypi(*specs)
+    store = open_store(path)
+    for spec in specs:
+        index_source(spec, store)
     return store
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from errdex.sources import resolve
 from errdex.store import Store, open_store
-from tests.conftest import TEST_CACHE
+from tests.conftest import TEST_CACHE, require_pypi
 
 SEED = "encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)"
 
@@ -21,18 +22,21 @@ pytestmark = pytest.mark.network
 
 
 def errdex(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
+    """Run the CLI as a user would: their environment (proxy and CA settings included),
+    with the run's cache (ERRDEX_CACHE, set by conftest) and the CI flag."""
     return subprocess.run(
         [sys.executable, "-m", "errdex", *args, "--db", str(db)],
         capture_output=True,
         text=True,
         check=False,
         timeout=900,
-        env={"ERRDEX_CACHE": str(TEST_CACHE), "PATH": "/usr/bin:/bin", "CI": "1"},
+        env={**os.environ, "CI": "1"},
     )
 
 
 @pytest.fixture(scope="module")
 def vllm(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Store]:
+    require_pypi("pypi:vllm==0.28.0")
     db = tmp_path_factory.mktemp("vllm") / "errdex.sqlite"
     done = errdex("index", "pypi:vllm==0.28.0", db=db)
     assert done.returncode == 0, done.stderr
@@ -114,9 +118,10 @@ def test_every_raise_and_assert_with_message_is_a_site(vllm: tuple[Path, Store])
                 asserts.add((rel, node.lineno))
     found: dict[str, set[tuple[str, int]]] = {"raise": set(), "assert": set()}
     for record in vllm[1].iter_records(package="vllm"):
-        kind = "assert" if record["kind"] == "assert" else "raise"
-        if record["kind"] != "helper":
-            found[kind].add((record["location"]["file"], record["location"]["line"]))
+        site = record.site
+        kind = "assert" if site.kind == "assert" else "raise"
+        if site.kind != "helper":
+            found[kind].add((site.location.file, site.location.line))
     assert len(raises) == 4827 and len(asserts) == 1763
     assert found["raise"] == raises
     assert found["assert"] == asserts
@@ -129,6 +134,7 @@ def test_unchanged_reindex_is_detected(vllm: tuple[Path, Store]) -> None:
 
 
 def test_requests_exceptions_resolve_to_their_hierarchy(tmp_path: Path) -> None:
+    require_pypi("pypi:requests==2.32.3")
     db = tmp_path / "errdex.sqlite"
     done = errdex("index", "pypi:requests==2.32.3", db=db)
     assert done.returncode == 0, done.stderr

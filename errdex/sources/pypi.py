@@ -95,9 +95,9 @@ def fetch(
     NetworkError when the index cannot be reached, SourceError on a hash mismatch.
     """
     if version is not None:
-        cached = _cached(name, version, downloads)
-        if cached is not None:
-            return cached
+        found = cached(name, version, downloads)
+        if found is not None:
+            return found
     try:
         files = list_files(name)
     except NetworkError as exc:
@@ -277,8 +277,9 @@ def _remember(release: Release, version: str, digest: str, downloads: Path) -> N
     os.replace(tmp, pin)
 
 
-def _cached(name: str, version: str, downloads: Path) -> Download | None:
-    """The remembered download of name==version, when its file is present and intact."""
+def cached(name: str, version: str, downloads: Path) -> Download | None:
+    """The remembered download of `name`==`version` in `downloads`, when its file is there
+    (None when it was never fetched or its file is gone); needs no network."""
     try:
         record = json.loads(_pin_file(name, version, downloads).read_text(encoding="utf-8"))
         release = Release(
