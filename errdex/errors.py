@@ -6,7 +6,11 @@
 #   ├── SourceError        a SOURCE cannot be turned into a snapshot
 #   │   ├── NotFoundError      no such package, version, path or revision
 #   │   ├── NetworkError       the package index could not be reached
-#   │   └── UnsafeArchiveError an archive tries to escape, links out or is too big
+#   │   ├── UnsafeArchiveError an archive tries to escape, links out or is too big
+#   │   ├── CacheWriteError    a download or tree cannot be written to the cache
+#   │   │   ├── NoSpaceError       no space left on the device (or quota) of a path
+#   │   │   └── NameTooLongError   a file name too long for the file system
+#   │   └── PathClashError     a member is both a file and a folder (or under a file)
 #   ├── StoreError         the database cannot be opened, is too new, or is corrupt
 #   │   └── NoDatabase         there is no database where one is read
 #   ├── ErrorNotFound      no error with that id (or message) in the store
@@ -36,6 +40,34 @@ class NetworkError(SourceError):
 
 class UnsafeArchiveError(SourceError):
     """An archive member escapes the target, links outside it, or exceeds a cap."""
+
+
+class CacheWriteError(SourceError):
+    """A download or an unpacked tree could not be written to the cache at `path`.
+
+    `errno` is the operating system's error number (None when there is none).
+    """
+
+    def __init__(self, message: str, path: Path, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.errno = errno
+
+
+class NoSpaceError(CacheWriteError):
+    """No space is left on the device (or in the quota) that holds `path`."""
+
+
+class NameTooLongError(CacheWriteError):
+    """A name (from an archive, a tree or an index) is too long for the file system."""
+
+
+class PathClashError(SourceError):
+    """Two members of an archive or tree need one path as a file and as a folder."""
+
+    def __init__(self, message: str, member: str) -> None:
+        super().__init__(message)
+        self.member = member
 
 
 class PathOutsideTree(SourceError):

@@ -11,6 +11,14 @@
 #
 # Downloads and trees are cached under cache_dir (default $ERRDEX_CACHE, else the user
 # cache dir): a warm run re-uses them without the network or another extraction.
+#
+# A snapshot's package and version become URL path segments and file names of an
+# export, so they are made safe where the snapshot is made (url_safe): a version read
+# from a tree (pyproject, _version.py, a tag or branch such as `feature/x`) keeps
+# letters, digits and `. _ + ! -`, and every other run of characters (`/`, `\`,
+# spaces, control characters) becomes one `-` (`feature/x` -> `feature-x`). A valid PEP
+# 440 version is never changed. Names and the SOURCE string have undecodable bytes
+# escaped (`\xff`), so no lone surrogate reaches the store.
 from __future__ import annotations
 
 import dataclasses
@@ -35,6 +43,7 @@ from errdex.sources.metadata import (
     read_tree_metadata,
     version_file_facts,
 )
+from errdex.sources.reading import shown_name
 
 __all__ = ["pypi_versions", "resolve"]
 
@@ -45,6 +54,18 @@ HINT = (
     "git+URL@REV, URL.git@REV, PATH@REV or git:PATH_OR_URL@REV"
 )
 _SCP = re.compile(r"^[\w.-]+@[\w.-]+:(?!//)")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+!-]+")
+MAX_VERSION = 128
+
+
+def url_safe(value: str | None) -> str | None:
+    """`value` (a version or a package name) with every run of characters other than
+    letters, digits and `. _ + ! -` replaced by one `-`, at most MAX_VERSION long;
+    None when nothing is left (the caller then falls back to its next candidate)."""
+    if value is None:
+        return None
+    cleaned = _UNSAFE.sub("-", shown_name(value)).strip("-.")
+    return cleaned[:MAX_VERSION].rstrip("-.") or None
 
 
 def resolve(
@@ -170,12 +191,22 @@ def _from_pypi(
         package=name,
         version=release.version,
         root=root,
-        source=spec,
+        source=shown_name(spec),
         repo_url=meta.repo_url,
         commit=_short(file_commit or commit_from_version(release.version)),
         date=release.upload_time,
         code_paths=paths,
     )
+
+
+def _package_name(declared: str | None, folder: str) -> str:
+    """The package's canonical name: the one its metadata declares, else its folder's,
+    made URL-safe; "unnamed" when neither leaves anything."""
+    for candidate in (declared, folder):
+        name = url_safe(canonical_name(candidate)) if candidate else None
+        if name:
+            return name
+    return "unnamed"
 
 
 def _from_git(spec: str, location: str, rev: str, cache: Path) -> Snapshot:
@@ -194,15 +225,15 @@ def _from_git(spec: str, location: str, rev: str, cache: Path) -> Snapshot:
         tree = git.local_tree(repo, rev, cache)
     root = tree.root
     meta = read_tree_metadata(root)
-    name = canonical_name(meta.name or repo_name.removesuffix(".git"))
+    name = _package_name(meta.name, repo_name.removesuffix(".git"))
     paths = code_paths(root, import_name(name))
     file_version, _ = version_file_facts(root, paths)
-    version = meta.version or file_version or _version_from_git(tree)
+    version = url_safe(meta.version) or url_safe(file_version) or url_safe(_version_from_git(tree))
     return Snapshot(
         package=name,
         version=version or f"0+g{tree.commit[:SHORT]}",
         root=root,
-        source=spec,
+        source=shown_name(spec),
         repo_url=(normalize_repo_url(tree.origin) if tree.origin else None) or meta.repo_url,
         commit=_short(tree.commit),
         date=tree.date,
@@ -215,7 +246,7 @@ def _from_directory(
 ) -> Snapshot:
     root = path.resolve()
     meta = read_tree_metadata(root)
-    package = canonical_name(name or meta.name or root.name)
+    package = _package_name(name or meta.name, root.name)
     paths = code_paths(root, import_name(package))
     file_version, file_commit = version_file_facts(root, paths)
     commit, date, origin, git_version = file_commit, None, None, None
@@ -233,11 +264,12 @@ def _from_directory(
                 )
             )  # fmt: skip
         origin = git.origin_url(root)
+    candidates = (version, meta.version, file_version, git_version)
     return Snapshot(
         package=package,
-        version=version or meta.version or file_version or git_version or UNKNOWN_VERSION,
+        version=next(filter(None, map(url_safe, candidates)), UNKNOWN_VERSION),
         root=root,
-        source=spec,
+        source=shown_name(spec),
         repo_url=(normalize_repo_url(origin) if origin else None) or meta.repo_url,
         commit=_short(commit),
         date=date,
@@ -260,10 +292,10 @@ def _from_installed(spec: str, name: str) -> Snapshot:
     paths = found.code_paths
     _, file_commit = version_file_facts(found.root, paths)
     return Snapshot(
-        package=package,
-        version=found.meta.version or UNKNOWN_VERSION,
+        package=url_safe(package) or canonical_name(name),
+        version=url_safe(found.meta.version) or UNKNOWN_VERSION,
         root=found.root,
-        source=spec,
+        source=shown_name(spec),
         repo_url=found.meta.repo_url,
         commit=_short(found.commit or file_commit),
         date=None,

@@ -1,11 +1,19 @@
 # Where sources keep what they fetch, and how a tree lands there: built in a temporary
 # directory beside its final place, marked complete, then renamed into place in one step,
 # so an interrupted run never leaves a half-written tree that a later run would trust.
+#
+# A temporary name says whose it is: `.NAME.tmp-HOST-PID-XXXX`, HOST a digest of this
+# machine's name and PID the process writing it. A run killed hard (kill -9, a crash)
+# cannot remove its own; the next run that writes beside it removes every one of this
+# host whose process is gone (sweep_stale), and leaves those of live processes alone.
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +21,7 @@ from pathlib import Path
 import platformdirs
 
 from errdex.errors import SourceError
+from errdex.sources.reading import write_error
 
 MARKER = "complete.json"  # beside the tree, never inside it: the tree is exactly the source
 TREE = "tree"
@@ -26,6 +35,54 @@ def cache_root(cache_dir: Path | None = None) -> Path:
     if env:
         return Path(env)
     return Path(platformdirs.user_cache_dir("errdex"))
+
+
+def _host() -> str:
+    return hashlib.blake2b(socket.gethostname().encode(), digest_size=4).hexdigest()
+
+
+_TEMP = re.compile(r"\..*\.tmp-([0-9a-f]{8})-(\d+)-[^/]*")
+
+
+def temp_prefix(base: str) -> str:
+    """The prefix of a temporary file or folder of this process beside `base`, for
+    tempfile.mkstemp / mkdtemp: `base.tmp-HOST-PID-` (base should start with a dot)."""
+    return f"{base}.tmp-{_host()}-{os.getpid()}-"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, as another user's
+        return True
+    return True
+
+
+def sweep_stale(folder: Path) -> list[Path]:
+    """Remove the temporary files and folders (see temp_prefix) in `folder` left by
+    processes of this host that are gone; return what was removed. Never raises."""
+    removed: list[Path] = []
+    host = _host()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMP.fullmatch(entry.name)
+        if match is None or match.group(1) != host or _alive(int(match.group(2))):
+            continue
+        path = Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        if not path.exists():
+            removed.append(path)
+    return removed
 
 
 def cached_tree(dest: Path) -> Path | None:
@@ -50,11 +107,12 @@ def materialise(dest: Path, fill: Callable[[Path], None], *, strip_top: bool = T
     found = cached_tree(dest)
     if found is not None:
         return found
+    sweep_stale(dest.parent)
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+        work = Path(tempfile.mkdtemp(prefix=temp_prefix(f".{dest.name}"), dir=dest.parent))
     except OSError as exc:
-        raise SourceError(
+        raise write_error(exc, dest.parent, "the cache") or SourceError(
             f"cannot write to the cache at {dest.parent}: {exc}; "
             "set ERRDEX_CACHE to a writable directory"
         ) from exc
@@ -79,7 +137,7 @@ def materialise(dest: Path, fill: Callable[[Path], None], *, strip_top: bool = T
                 raise
             return found
     except OSError as exc:
-        raise SourceError(
+        raise write_error(exc, dest, "the cache") or SourceError(
             f"cannot write to the cache at {dest}: {exc}; set ERRDEX_CACHE to a writable directory"
         ) from exc
     finally:

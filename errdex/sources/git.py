@@ -16,9 +16,16 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from errdex.errors import NetworkError, NotFoundError, SourceError, UnsafeArchiveError
+from errdex.errors import (
+    NetworkError,
+    NotFoundError,
+    PathClashError,
+    SourceError,
+    UnsafeArchiveError,
+)
 from errdex.sources.archive import Limits, safe_relpath
 from errdex.sources.cache import materialise
+from errdex.sources.reading import shown_name, writing
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -221,7 +228,19 @@ def write_tree(repo: Path, commit: str, target: Path, limits: Limits) -> None:
             if len(header) != 3 or int(header[2]) != nbytes:
                 raise SourceError(f"git cat-file gave an unexpected answer for {rel!r}")
             data = proc.stdout.read(nbytes + 1)[:nbytes]
-            dest = target / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(data)
+            _write_blob(target / rel, rel, data, commit)
         proc.stdin.close()
+
+
+def _write_blob(dest: Path, rel: str, data: bytes, commit: str) -> None:
+    """Write one file of the tree, saying what went wrong when it cannot be written."""
+    what = f"{shown_name(rel)!r} of commit {commit[:9]}"
+    with writing(dest, what):
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            raise PathClashError(
+                f"{what} needs a folder where the tree already has a file; cannot write it",
+                shown_name(rel),
+            ) from exc
+        dest.write_bytes(data)

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from packaging.utils import canonicalize_name
 
 from errdex.repos import GITHUB, GITHUB_HOST, is_github_url
+from errdex.sources.reading import read_text, resolves_inside
 
 MAX_READ = 1 << 20  # metadata files are small; a huge one is not worth reading whole
 
@@ -44,12 +45,12 @@ def import_name(name: str) -> str:
     return canonical_name(name).replace("-", "_")
 
 
-def _read(path: Path) -> str | None:
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            return handle.read(MAX_READ)
-    except OSError:
+def _read(path: Path, root: Path) -> str | None:
+    """The text of the metadata file at `path`; None when it is missing, unreadable, not a
+    regular file (a FIFO would block the read) or a link that leads outside `root`."""
+    if not resolves_inside(path, root):
         return None
+    return read_text(path, MAX_READ)
 
 
 # -- repository URLs ----------------------------------------------------------------------
@@ -183,7 +184,7 @@ def version_file_facts(root: Path, code_paths: Iterable[str]) -> tuple[str | Non
         if not package.is_dir():
             continue
         for name in VERSION_FILES:
-            text = _read(package / name)
+            text = _read(package / name, root)
             if text is None:
                 continue
             commit = commit_from_version_file(text)
@@ -273,17 +274,17 @@ def read_tree_metadata(root: Path) -> TreeMetadata:
     field is taken from the first file that has it. Never raises for a malformed file.
     """
     found: list[TreeMetadata] = []
-    pkg_info = _read(root / "PKG-INFO")
+    pkg_info = _read(root / "PKG-INFO", root)
     if pkg_info is None:
         for meta in sorted(root.glob("*.dist-info/METADATA")):
-            pkg_info = _read(meta)
+            pkg_info = _read(meta, root)
             break
     if pkg_info is not None:
         found.append(_from_pkg_info(pkg_info))
-    pyproject = _read(root / "pyproject.toml")
+    pyproject = _read(root / "pyproject.toml", root)
     if pyproject is not None:
         found.append(_from_pyproject(pyproject))
-    setup_cfg = _read(root / "setup.cfg")
+    setup_cfg = _read(root / "setup.cfg", root)
     if setup_cfg is not None:
         found.append(_from_setup_cfg(setup_cfg))
     return TreeMetadata(

@@ -23,7 +23,9 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from errdex.errors import NetworkError, NotFoundError, SourceError
+from errdex.sources.cache import sweep_stale, temp_prefix
 from errdex.sources.metadata import canonical_name
+from errdex.sources.reading import writing
 
 DEFAULT_INDEX = "https://pypi.org/simple"
 ACCEPT = "application/vnd.pypi.simple.v1+json"
@@ -270,11 +272,15 @@ def _remember(release: Release, version: str, digest: str, downloads: Path) -> N
         "size": release.size,
     }
     pin = _pin_file(release.name, version, downloads)
-    pin.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{pin.name}-", dir=pin.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(record, out, indent=1)
-    os.replace(tmp, pin)
+    with writing(pin, f"the record of {release.filename}"):
+        pin.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(f".{pin.name}"), dir=pin.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(record, out, indent=1)
+            os.replace(tmp, pin)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
 
 
 def cached(name: str, version: str, downloads: Path) -> Download | None:
@@ -309,12 +315,15 @@ def _download(release: Release, downloads: Path, progress: Progress | None) -> P
     path = downloads / release.filename
     if path.is_file() and release.sha256 is not None and _sha256(path) == release.sha256:
         return path
-    downloads.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{release.filename}-", dir=downloads)
+    what = f"the download of {release.filename}"
+    sweep_stale(downloads)
+    with writing(downloads, what):
+        downloads.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(f".{release.filename}"), dir=downloads)
     tmp = Path(tmp_name)
     digest = hashlib.sha256()
     try:
-        with os.fdopen(fd, "wb") as out:
+        with writing(tmp, what), os.fdopen(fd, "wb") as out:
             _stream(release, out, digest, progress)
         actual = digest.hexdigest()
         if release.sha256 is not None and actual != release.sha256:
@@ -322,7 +331,8 @@ def _download(release: Release, downloads: Path, progress: Progress | None) -> P
                 f"{release.filename} from {release.url} has sha256 {actual}, but the index "
                 f"says {release.sha256}; the download is corrupt or was tampered with"
             )
-        tmp.replace(path)
+        with writing(path, what):
+            tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
     return path
