@@ -8,25 +8,39 @@ import gc
 import hashlib
 import multiprocessing
 import os
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass
 from pathlib import Path
 
 from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, Outcome, digest, facts_key
 from errdex.extract.facts import FileFacts
-from errdex.extract.files import module_name, python_files
+from errdex.extract.files import module_name, walk_files
 from errdex.extract.link import Linker
-from errdex.extract.parse import Skip, parse_file
+from errdex.extract.parse import MAX_FILE_BYTES, Skip, parse_file, too_big
 from errdex.extract.tests import scan_tests
 from errdex.model import ErrorSite, SkippedFile, Snapshot, TestFile
+from errdex.sources.reading import is_clean_name, read_regular
 
 __all__ = ["EXTRACTOR_VERSION", "Extraction", "TreeScan", "extract", "parse_file", "scan"]
 
 Progress = Callable[[int, int], None]
 _PARALLEL_FROM = 48  # below this many files, worker start-up costs more than it saves
 _BATCH = 24
+# A file this big is parsed alone, and only one such file is in flight at a time: an AST
+# takes up to some 180 times its file's size, and workers parsing several at once add up.
+BIG_FILE_BYTES = 1024 * 1024
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,29 +64,43 @@ class Extraction:
 
 
 def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
-    """Digest every package file; unchanged files (same size and mtime) are not read."""
+    """Digest every package file; unchanged files (same size and mtime) are not read.
+
+    Entries the walk cannot use (a link out of the tree, a FIFO, a name that is not
+    UTF-8) and files over MAX_FILE_BYTES are in `unreadable`, with the reason.
+    """
     root = snapshot.root
-    paths = list(python_files(root, snapshot.code_paths))
+    walk = walk_files(root, snapshot.code_paths)
+    paths = walk.paths
     base = str(root)
     absolute = [os.path.join(base, p) for p in paths]
-    known = cache.known_digests(absolute)
+    # the digest cache is keyed by absolute path, as text: a root whose name is not UTF-8
+    # (paths with lone surrogates) is read afresh each time instead
+    known = cache.known_digests([full for full in absolute if is_clean_name(full)])
     files: list[tuple[str, str]] = []
-    unreadable: list[SkippedFile] = []
+    unreadable: list[SkippedFile] = list(walk.skipped)
     fresh: list[tuple[str, int, int, str]] = []
     for rel, full in zip(paths, absolute, strict=True):
         try:
             stat = os.stat(full)
+            if stat.st_size > MAX_FILE_BYTES:
+                unreadable.append(SkippedFile(path=rel, reason=too_big(stat.st_size)))
+                continue
             seen = known.get(full)
             if seen is not None and seen[0] == stat.st_size and seen[1] == stat.st_mtime_ns:
                 files.append((rel, seen[2]))
                 continue
-            with open(full, "rb") as handle:
-                file_digest = digest(handle.read())
+            data = read_regular(full, MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:  # it grew since the stat
+                unreadable.append(SkippedFile(path=rel, reason=too_big(len(data))))
+                continue
+            file_digest = digest(data)
         except OSError as exc:
             unreadable.append(SkippedFile(path=rel, reason=f"cannot read: {exc.strerror}"))
             continue
         files.append((rel, file_digest))
-        fresh.append((full, stat.st_size, stat.st_mtime_ns, file_digest))
+        if is_clean_name(full):
+            fresh.append((full, stat.st_size, stat.st_mtime_ns, file_digest))
     cache.remember_digests(fresh)
     tree = hashlib.blake2b(EXTRACTOR_VERSION.encode(), digest_size=16)
     for rel, file_digest in files:
@@ -131,7 +159,7 @@ def _extract(
 
     def revisit(rel: str, module: str, lines: frozenset[int]) -> FileFacts | None:
         try:
-            data = (snapshot.root / rel).read_bytes()
+            data = read_regular(snapshot.root / rel, MAX_FILE_BYTES + 1)
             return parse_file(data, rel, module, want_calls=lines)
         except (OSError, Skip):
             return None
@@ -155,8 +183,7 @@ def parse_batch(root: str, paths: list[str]) -> list[tuple[str, Outcome]]:
 
 def _parse_one(root: str, rel: str) -> Outcome:
     try:
-        with open(os.path.join(root, rel), "rb") as handle:
-            data = handle.read()
+        data = read_regular(os.path.join(root, rel), MAX_FILE_BYTES + 1)
         return parse_file(data, rel, module_name(rel))
     except Skip as exc:
         return str(exc)
@@ -183,16 +210,64 @@ def _parse_all(
             results.update(parse_batch(str(root), [rel]))
             progress(done + len(results))
         return results
-    by_size = sorted(paths, key=lambda p: _size(root / p), reverse=True)
-    batches = [by_size[i : i + _BATCH] for i in range(0, len(by_size), _BATCH)]
+    sizes = {rel: _size(root / rel) for rel in paths}
+    by_size = sorted(paths, key=sizes.__getitem__, reverse=True)
+    big = [rel for rel in by_size if sizes[rel] >= BIG_FILE_BYTES]
+    small = by_size[len(big) :]
+    batches = [small[i : i + _BATCH] for i in range(0, len(small), _BATCH)]
     # ASTs hold no reference cycles: the workers (our own processes, alive for this
     # index only) run without the cyclic collector, which only slows their creation.
-    with ProcessPoolExecutor(workers, mp_context=_context(), initializer=gc.disable) as pool:
-        futures = [pool.submit(parse_batch, str(root), batch) for batch in batches]
-        for future in as_completed(futures):
-            results.update(future.result())
+    # They also end when this process does, even by kill -9 (see worker_init).
+    with ProcessPoolExecutor(
+        workers, mp_context=_context(), initializer=worker_init, initargs=(os.getpid(),)
+    ) as pool:
+        # The big files one after another (in one worker at a time), beside the batches.
+        pending: set[Future[list[tuple[str, Outcome]]]] = set()
+        if big:
+            pending.add(pool.submit(parse_batch, str(root), [big.pop(0)]))
+        pending.update(pool.submit(parse_batch, str(root), batch) for batch in batches)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                answers = future.result()
+                results.update(answers)
+                if big and any(sizes[rel] >= BIG_FILE_BYTES for rel, _ in answers):
+                    pending.add(pool.submit(parse_batch, str(root), [big.pop(0)]))
             progress(done + len(results))
     return results
+
+
+def worker_init(parent: int) -> None:
+    """Set up a parse worker: no cyclic collector, and an end when `parent` (the process
+    that started it) ends, even by SIGKILL, so no worker outlives an interrupted index.
+
+    On Linux the kernel sends the worker SIGKILL when its parent dies (PR_SET_PDEATHSIG);
+    elsewhere a daemon thread checks every second that the parent is still there.
+    """
+    gc.disable()
+    if not _die_with_parent():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies; False where it cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes  # only in workers: it costs start-up time
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _size(path: Path) -> int:

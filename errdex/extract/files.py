@@ -1,35 +1,94 @@
 # Which files of a snapshot hold package code, and the module name of each.
+#
+# The walk never leaves the tree and never stops on a strange entry; what it cannot use
+# it records as skipped, with the reason:
+# - a link (file or folder) that resolves outside the tree's root is not followed;
+#   links inside are not entered either (what they point to is walked under its name);
+# - a .py entry that is a FIFO, socket or device is not read (reading would block);
+# - a name that is not valid UTF-8 is shown with its bad bytes escaped (`bad\xff.py`)
+#   and skipped, so no lone surrogate reaches the store or JSON.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from errdex.model import SkippedFile
+from errdex.sources.reading import is_clean_name, resolves_inside, shown_name, special_kind
+
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+BAD_NAME = "its name is not valid UTF-8; rename it to index it"
+OUTSIDE = "a symbolic link to {target}, outside the tree; not followed"
+
+
+@dataclass(slots=True)
+class FileWalk:
+    """The package's .py files (relative, "/"-separated) and the entries skipped."""
+
+    paths: list[str] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
 
 
 def python_files(root: Path, code_paths: tuple[str, ...]) -> Iterator[str]:
     """Relative paths (with "/") of the .py files under `code_paths`, sorted per folder.
 
     An empty `code_paths` means the whole tree. Hidden folders and symlinked folders
-    are not entered, so a link cannot lead the walk outside the snapshot.
+    are not entered, so a link cannot lead the walk outside the snapshot. What is left
+    out with a reason is in `walk_files(...).skipped`.
     """
+    yield from walk_files(root, code_paths).paths
+
+
+def walk_files(root: Path, code_paths: tuple[str, ...]) -> FileWalk:
+    """The .py files under `code_paths` (the whole tree when empty) and what was skipped."""
+    out = FileWalk()
     seen: set[str] = set()  # code paths may overlap ("pkg" and "pkg/sub")
+    base = str(root)
     for code_path in code_paths or ("",):
-        start = root / code_path
-        if start.is_file():
-            found: Iterator[str] = iter([code_path] if start.suffix == ".py" else [])
-            if start.is_symlink():
-                continue
+        rel_top = code_path.strip("/")
+        start = os.path.join(base, rel_top) if rel_top else base
+        found = FileWalk()
+        if rel_top and not resolves_inside(start, base):
+            target = shown_name(os.path.realpath(start))
+            found.skipped.append(_skip(rel_top, OUTSIDE.format(target=target)))
+        elif rel_top.endswith(".py") and os.path.lexists(start) and not os.path.isdir(start):
+            _take_file(rel_top, start, found)
         else:
-            found = _walk(str(start), code_path.strip("/"))
-        for rel in found:
+            _walk(base, start, rel_top, found)
+        for rel in found.paths:
             if rel not in seen:
                 seen.add(rel)
-                yield rel
+                out.paths.append(rel)
+        for skip in found.skipped:
+            if skip.path not in seen:
+                seen.add(skip.path)
+                out.skipped.append(skip)
+    return out
 
 
-def _walk(folder: str, rel: str) -> Iterator[str]:
+def _skip(rel: str, reason: str) -> SkippedFile:
+    return SkippedFile(path=shown_name(rel), reason=reason)
+
+
+def _take_file(rel: str, full: str, out: FileWalk) -> None:
+    """Add the .py file at `full`, or the reason it cannot be read, to `out`."""
+    if not is_clean_name(rel):
+        out.skipped.append(_skip(rel, BAD_NAME))
+        return
+    try:
+        kind = special_kind(os.stat(full).st_mode)
+    except OSError as exc:
+        out.skipped.append(_skip(rel, f"cannot read: {exc.strerror}"))
+        return
+    if kind is not None:
+        out.skipped.append(_skip(rel, f"{kind}, not a regular file; not read"))
+        return
+    out.paths.append(rel)
+
+
+def _walk(root: str, folder: str, rel: str, out: FileWalk) -> None:
     # Plain strings, not pathlib: this runs on every re-index, over thousands of files.
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
@@ -40,11 +99,37 @@ def _walk(folder: str, rel: str) -> Iterator[str]:
         name = entry.name
         if name.startswith("."):
             continue
-        if entry.is_dir(follow_symlinks=False):
-            if name not in _SKIP_DIRS:
-                yield from _walk(entry.path, prefix + name)
-        elif name.endswith(".py") and entry.is_file(follow_symlinks=False):
-            yield prefix + name
+        try:
+            if entry.is_symlink():
+                _link(root, entry, prefix + name, out)
+            elif entry.is_dir(follow_symlinks=False):
+                if name not in _SKIP_DIRS:
+                    _walk(root, entry.path, prefix + name, out)
+            elif name.endswith(".py"):
+                _entry_file(entry, prefix + name, out)
+        except OSError as exc:
+            out.skipped.append(_skip(prefix + name, f"cannot read: {exc.strerror}"))
+
+
+def _entry_file(entry: os.DirEntry[str], rel: str, out: FileWalk) -> None:
+    if not is_clean_name(rel):
+        out.skipped.append(_skip(rel, BAD_NAME))
+        return
+    mode = entry.stat(follow_symlinks=False).st_mode
+    if stat.S_ISREG(mode):
+        out.paths.append(rel)
+    else:
+        out.skipped.append(_skip(rel, f"{special_kind(mode)}, not a regular file; not read"))
+
+
+def _link(root: str, entry: os.DirEntry[str], rel: str, out: FileWalk) -> None:
+    """A link in the tree is never entered; one to a folder or a .py file outside the
+    tree is recorded as skipped (one inside it is walked under its own name)."""
+    if not (rel.endswith(".py") or os.path.isdir(entry.path)):
+        return  # data files are no concern of the walk
+    if not resolves_inside(entry.path, root):
+        target = shown_name(os.path.realpath(entry.path))
+        out.skipped.append(_skip(rel, OUTSIDE.format(target=target)))
 
 
 def is_package_init(path: str) -> bool:

@@ -1,27 +1,53 @@
 # Read one file into FileFacts, or say why it was skipped. Runs in worker processes.
+#
+# Caps on the work one file may cost, so that no file can take the index's memory:
+# - MAX_FILE_BYTES (4 MiB): a bigger file is not read at all (generated tables, minified
+#   bundles);
+# - MAX_NODES: a file whose AST has more nodes is skipped before it is analysed (the
+#   parse itself takes up to some 180 times the file's size: 700 MB for 4 MB of dense
+#   code, which is why big files are parsed one at a time, see extract/__init__.py);
+# - MAX_GUARD_WORK: a block whose sibling `if`s each guard the raises after them makes
+#   the guards grow with the square of their count; past this estimate the file is
+#   skipped rather than analysed for minutes;
+# - nesting: what Python's parser or our recursion cannot take is skipped too.
+# Line endings are read as Python's tokenizer reads them: `\r\n` and a lone `\r` end a
+# line as `\n` does, so line numbers, snippets and source text agree with `ast`.
 from __future__ import annotations
 
 import ast
 import io
 import tokenize
+import warnings
 
 from errdex.extract.facts import FileFacts
 from errdex.extract.visitor import FileVisitor
 
-MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_NODES = 2_000_000
+MAX_GUARD_WORK = 5_000_000
 
 
 class Skip(Exception):
     """This file cannot be read as Python; the message says why."""
 
 
+def too_big(size: int) -> str:
+    """The reason a file of `size` bytes is skipped."""
+    return f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte cap"
+
+
 def decode(data: bytes) -> str:
-    """Source text of a Python file, honouring a BOM or a PEP 263 coding cookie."""
+    """Source text of a Python file, honouring a BOM or a PEP 263 coding cookie, with
+    its line endings made `\\n` as Python's tokenizer makes them."""
     head = data[:400]
     if b"coding" in head or head.startswith(b"\xef\xbb\xbf"):
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding).removeprefix("\ufeff")
-    return data.decode()
+        text = data.decode(encoding).removeprefix("\ufeff")
+    else:
+        text = data.decode()
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def parse_file(
@@ -32,12 +58,15 @@ def parse_file(
     strict: bool = False,
     want_calls: frozenset[int] = frozenset(),
 ) -> FileFacts:
-    """Return the facts of one file's source bytes; raise Skip when it is not usable."""
+    """Return the facts of one file's source bytes; raise Skip when it is not usable
+    (it does not decode or parse, or passes one of the caps above)."""
     if len(data) > MAX_FILE_BYTES:
-        raise Skip(f"file is {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte cap")
+        raise Skip(too_big(len(data)))
     try:
         text = decode(data)
-        tree = ast.parse(text, path)
+        with warnings.catch_warnings():  # what Python would warn about the indexed code
+            warnings.simplefilter("ignore")  # ("\d", `1()`) is no concern of our user
+            tree = ast.parse(text, path)
     except SyntaxError as exc:
         where = "" if exc.lineno is None else f" (line {exc.lineno})"
         raise Skip(f"does not parse: {exc.msg}{where}") from None
@@ -47,8 +76,57 @@ def parse_file(
         raise Skip(f"cannot parse: {exc}") from None
     except (RecursionError, MemoryError):
         raise Skip("too deeply nested to parse") from None
+    _check_size(tree, data)
     visitor = FileVisitor(text, path, module, strict=strict, want_calls=want_calls)
     try:
         return visitor.visit_module(tree)
     except RecursionError:
         raise Skip("too deeply nested to analyse") from None
+
+
+def _check_size(tree: ast.Module, data: bytes) -> None:
+    """Raise Skip when the AST is over MAX_NODES or its guards would pass MAX_GUARD_WORK.
+
+    Most files are far below both: a file has at most about two nodes per byte, and no
+    more guard entries than `if`s times raises; only a file that could pass a cap is
+    walked (a walk costs about a fifth of the analysis).
+    """
+    if 2 * len(data) > MAX_NODES:
+        nodes = sum(1 for _ in ast.walk(tree))
+        if nodes > MAX_NODES:
+            raise Skip(f"its syntax tree has {nodes:,} nodes, over the cap of {MAX_NODES:,}")
+    bound = data.count(b"if") * (data.count(b"raise") + data.count(b"assert"))
+    if bound <= MAX_GUARD_WORK:
+        return
+    sites: dict[int, int] = {}  # id(node) -> raises and asserts under it, when any
+    work = 0
+    for node in reversed(list(ast.walk(tree))):  # children before parents
+        count = 1 if type(node) in _SITES else 0
+        for child in ast.iter_child_nodes(node):
+            count += sites.get(id(child), 0)
+        if count:
+            sites[id(node)] = count
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(node, name, None)
+                if type(block) is list and len(block) > 1:
+                    work += _guard_work(block, sites)
+    if work > MAX_GUARD_WORK:
+        raise Skip(
+            f"too many conditions guard its raises (about {work:,} guard entries, over "
+            f"the cap of {MAX_GUARD_WORK:,}); long chains of `if` blocks cost that"
+        )
+
+
+def _guard_work(block: list[ast.stmt], sites: dict[int, int]) -> int:
+    """About how many guard entries the raises of `block` get from its sibling `if`s:
+    each `if` can add one to every raise at or after it in the block."""
+    ifs = 0
+    work = 0
+    for stmt in block:
+        ifs += type(stmt) is ast.If
+        if ifs:
+            work += ifs * sites.get(id(stmt), 0)
+    return work
+
+
+_SITES = (ast.Raise, ast.Assert)
