@@ -39,3 +39,9 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist
+
+# Long fuzzing of the extractor: generated modules and mutated real files through
+# parse_file and a small tree's extract; `make test` runs a short version of it.
+.PHONY: fuzz
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.fuzz_extract --examples 2000 --mutants 40
