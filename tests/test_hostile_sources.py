@@ -147,6 +147,17 @@ def test_non_utf8_name_in_a_git_tree(tmp_path: Path) -> None:
         store.close()
 
 
+def test_a_test_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "proj", {"pkg/__init__.py": GOOD.replace("fine", "fine value")})
+    (root / "tests").mkdir()
+    (root / fs(b"tests/test_" + BAD + b".py")).write_text(
+        "import pytest\nfrom pkg import check\n\ndef test_it():\n"
+        "    with pytest.raises(ValueError, match='fine value'):\n        check(-1)\n"
+    )
+    answer = index_dir(root, tmp_path)
+    assert answer["sites"] == 1
+
+
 def test_a_root_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
     root = tmp_path / fs(b"proj" + BAD)
     write_tree(root, {"pkg/__init__.py": "", "pkg/good.py": GOOD})

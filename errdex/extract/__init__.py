@@ -121,7 +121,9 @@ def extract(
     with ThreadPoolExecutor(1) as pool:
         tests = pool.submit(scan_tests, snapshot.root)
         extraction = _extract(snapshot, tree, cache, workers, progress)
-        return dataclasses.replace(extraction, tests=tests.result())
+        # a test file whose name is not UTF-8 cannot be named in a record: left out
+        found = tuple(test for test in tests.result() if is_clean_name(test.path))
+        return dataclasses.replace(extraction, tests=found)
 
 
 def _extract(
