@@ -17,7 +17,6 @@ from concurrent.futures import (
     FIRST_COMPLETED,
     Future,
     ProcessPoolExecutor,
-    ThreadPoolExecutor,
     wait,
 )
 from dataclasses import dataclass
@@ -117,13 +116,24 @@ def extract(
     progress: Progress | None = None,
 ) -> Extraction:
     """Return every error site of the scanned tree, parsing only what the cache lacks,
-    and what the snapshot's test files expect (read as text while the workers parse)."""
-    with ThreadPoolExecutor(1) as pool:
-        tests = pool.submit(scan_tests, snapshot.root)
-        extraction = _extract(snapshot, tree, cache, workers, progress)
-        # a test file whose name is not UTF-8 cannot be named in a record: left out
-        found = tuple(test for test in tests.result() if is_clean_name(test.path))
-        return dataclasses.replace(extraction, tests=found)
+    and what the snapshot's test files expect.
+
+    The test scan runs after the parse, not beside it: CPython 3.11's parser is not
+    safe in two threads at once (`SystemError: AST constructor recursion depth
+    mismatch`), and a file lost that way would be reported as one we could not read."""
+    extraction = _extract(snapshot, tree, cache, workers, progress)
+    # a test file whose name is not UTF-8 cannot be named in a record: left out
+    found = tuple(test for test in scan_tests(snapshot.root) if is_clean_name(test.path))
+    return dataclasses.replace(extraction, tests=found)
+
+
+_OUR_FAILURE = "errdex could not analyse it"
+
+
+def _our_failure(outcome: Outcome) -> bool:
+    return isinstance(outcome, str) and (
+        outcome.startswith(_OUR_FAILURE) or outcome == "out of memory while parsing"
+    )
 
 
 def _extract(
@@ -149,7 +159,8 @@ def _extract(
         snapshot.root, todo, workers, lambda n: progress and progress(n, total), done=len(outcomes)
     )
     outcomes.update(parsed)
-    cache.save((keys[rel], outcome) for rel, outcome in parsed.items())
+    # a file we failed on (a bug of ours, memory) is tried again next time, not cached
+    cache.save((keys[rel], outcome) for rel, outcome in parsed.items() if not _our_failure(outcome))
     facts: list[FileFacts] = []
     skipped = list(tree.unreadable)
     for rel, _ in tree.files:
@@ -194,7 +205,7 @@ def _parse_one(root: str, rel: str) -> Outcome:
     except MemoryError:
         return "out of memory while parsing"
     except Exception as exc:  # a bug of ours meeting odd code: skip the file, say so
-        return f"errdex could not analyse it ({type(exc).__name__}: {exc}); please report"
+        return f"{_OUR_FAILURE} ({type(exc).__name__}: {exc}); please report"
 
 
 def _parse_all(
