@@ -32,6 +32,7 @@ from errdex.sources.metadata import (
     normalize_repo_url,
     pick_repo_url,
 )
+from tests.conftest import TEST_CACHE
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -681,7 +682,7 @@ def test_pypi_unreachable_is_network_error(tmp_path: Path, monkeypatch: pytest.M
 @pytest.fixture
 def shared_cache() -> Path:
     """A cache kept across test runs, so the real PyPI is asked once."""
-    return Path(os.environ.get("ERRDEX_TEST_CACHE") or Path.home() / ".cache" / "errdex-test")
+    return TEST_CACHE
 
 
 @pytest.mark.network
