@@ -9,7 +9,7 @@ import click
 
 from errdex.cli.console import HelpCommand, advice, argument, db_option, err, escape, fail, out
 from errdex.errors import AmbiguousMessage, ErrdexError, ErrorNotFound
-from errdex.store import Store, find_error, open_store
+from errdex.store import Store, default_location, find_error, open_store
 
 
 def error_url(store: Store, target: str, base: str) -> str | None:
@@ -28,37 +28,44 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     show: str | None = None,
+    workers: int = 1,
 ) -> None:
-    """Serve the site and API of the store at `db` until interrupted; print its URL (and
-    the page of the error with id or message `show`). Raises ErrdexError (StoreError)."""
+    """Serve the site and API of the store at `db` until interrupted, in `workers`
+    processes; print its URL (and the page of the error with id or message `show`).
+    Raises ErrdexError (StoreError, NoDatabase)."""
     import uvicorn
 
-    from errdex.web import create_app
+    from errdex.web.app import SERVER_OPTIONS
 
-    store = open_store(db)
+    store = open_store(db, create=False)
     try:
         shown = "localhost" if host in ("0.0.0.0", "::") else host
         base = f"http://{shown}:{port}" if ":" not in shown else f"http://[{shown}]:{port}"
         sites = sum(s.sites for s in store.snapshots())
-        out.print(f"errdex: {sites:,} errors at {base}/  (API: {base}/docs; Ctrl-C stops)")
+        processes = f", {workers} processes" if workers > 1 else ""
+        out.print(
+            f"errdex: {sites:,} errors at {base}/  (API: {base}/docs{processes}; Ctrl-C stops)"
+        )
         if show:
             url = error_url(store, show, base)
             if url is None:
                 err.print(f"[yellow]no indexed error has id or message {show!r}[/]")
             else:
                 out.print(f"the error {escape(show)!r}:\n  {url}")
-        app = create_app(store)
-        uvicorn.run(
-            app,
-            host=host,
-            port=port,
-            log_level="warning",
-            server_header=False,
-            timeout_keep_alive=5,
-            limit_concurrency=200,
-        )
     finally:
         store.close()
+    # Each worker process loads the app by name and opens the database that $ERRDEX_DB
+    # names: the one just opened, by its absolute path.
+    os.environ["ERRDEX_DB"] = str(Path(default_location() if db is None else db).resolve())
+    uvicorn.run(
+        "errdex.web.app:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        **SERVER_OPTIONS,
+    )
 
 
 @click.command("serve", cls=HelpCommand)
@@ -68,10 +75,16 @@ def serve(
     "--port", type=click.IntRange(min=0, max=65535), default=8000, help="Port to listen on."
 )
 @click.option("--show", help="Also print the page URL of the error with this id or message.")
-def serve_command(db: Path | None, host: str, port: int, show: str | None) -> None:
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    default=1,
+    help="Server processes, each with its own caches (about one per core).",
+)
+def serve_command(db: Path | None, host: str, port: int, show: str | None, workers: int) -> None:
     """Serve the website and JSON API (OpenAPI at /docs) over the index."""
     try:
-        serve(db, host, port, show)
+        serve(db, host, port, show, workers)
     except ErrdexError as exc:
         fail(advice(exc))
     except OSError as exc:  # the port is taken, the address is not ours, ...

@@ -1,12 +1,20 @@
 # The FastAPI application: routes are thin, each one calls a view (views.py) and renders
 # its Page as HTML or returns its context as JSON. Errors of ours become clear JSON (under
 # /api) or HTML pages; nothing a client sends can take the server down.
+#
+# Nothing runs on the event loop but reading requests and writing answers: every route
+# that reads the store, matches, renders or encodes JSON is a plain `def` (run in the
+# thread pool), and so is every error handler that renders a page. The answers are
+# encoded there too (codec.dumps), never by FastAPI on the loop. An error's page and
+# record are kept, finished, in an LRU keyed by the state of the store they came from.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 from urllib.parse import parse_qs
@@ -15,17 +23,24 @@ from fastapi import FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from errdex import __version__, codec
+from errdex.codec import JSON
 from errdex.errors import ErrorNotFound, InputTooLarge, StoreError
 from errdex.match import MAX_INPUT_BYTES
-from errdex.store import Store
+from errdex.store import Store, open_store
 from errdex.web import views
 from errdex.web.data import WebData
-from errdex.web.limits import BodyLimit
+from errdex.web.limits import (
+    BODY_TIMEOUT,
+    MAX_REQUESTS,
+    BodyLimit,
+    GuardedH11Protocol,
+    RequestLimit,
+)
 from errdex.web.links import Links
 from errdex.web.render import Renderer
 from errdex.web.timing import ServerTiming
@@ -34,8 +49,20 @@ from errdex.web.views import Page
 log = logging.getLogger("errdex.web")
 
 MAX_BODY = 2 * MAX_INPUT_BYTES  # JSON escaping may double a pasted traceback's size
+MAX_FORM_FIELDS = 10  # the paste form has two
 RECORD_CACHE = "public, max-age=86400"  # an id's record changes only with a new index
 PAGE_CACHE = "public, max-age=300"
+FINISHED_BYTES = 32 * 1024 * 1024  # finished error pages and records kept, per process
+
+# How uvicorn serves the app (`errdex serve`, and the tests' servers): the guarded h11
+# protocol (a deadline on request headers, a cap on connections) in place of uvicorn's
+# connection-counting `limit_concurrency`; RequestLimit caps requests in flight instead.
+SERVER_OPTIONS: dict[str, Any] = {
+    "http": GuardedH11Protocol,
+    "timeout_keep_alive": 5,
+    "limit_concurrency": None,
+    "server_header": False,
+}
 
 Name = Annotated[str, Path(max_length=200, description="Package name, as indexed.")]
 Version = Annotated[str, Path(max_length=200, description="Package version, as indexed.")]
@@ -48,12 +75,72 @@ class MatchRequest(BaseModel):
         default=None, max_length=200, description='Only this package ("name" or "name==ver").'
     )
 
+    @field_validator("text")
+    @classmethod
+    def text_well_formed(cls, text: str) -> str:
+        """JSON may carry lone surrogates ("\\ud800"), which no UTF-8 text holds: each
+        becomes U+FFFD, as an undecodable byte of the paste form does."""
+        return well_formed(text)
 
-def create_app(store: Store, *, warm: bool = True, recheck: float = 5.0) -> FastAPI:
+
+def well_formed(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD (a pair is joined)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+class Finished:
+    """Finished answers (body and ETag) by key, least recently used dropped first, at
+    most `max_bytes` of bodies held. Thread-safe."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._held = 0
+        self._items: OrderedDict[Hashable, tuple[bytes, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> tuple[bytes, str] | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: Hashable, body: bytes) -> tuple[bytes, str]:
+        item = (body, _etag(body))
+        if len(body) > self.max_bytes // 8:
+            return item
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._held -= len(old[0])
+            self._items[key] = item
+            self._held += len(body)
+            while self._held > self.max_bytes:
+                _, (dropped, _) = self._items.popitem(last=False)
+                self._held -= len(dropped)
+        return item
+
+
+def create_app(
+    store: Store,
+    *,
+    warm: bool = True,
+    recheck: float = 5.0,
+    body_timeout: float = BODY_TIMEOUT,
+    max_requests: int = MAX_REQUESTS,
+    close_store: bool = False,
+) -> FastAPI:
     """Return the errdex web application over `store`.
 
     `warm` builds the matcher in a background thread at startup so the first paste does
-    not wait; `recheck` is how often (seconds) the snapshot list is re-read.
+    not wait; `recheck` is how often (seconds) the snapshot list is re-read;
+    `body_timeout` is how long (seconds) a request body may take to arrive, and
+    `max_requests` how many requests may be in flight; `close_store` closes `store` when
+    the application shuts down.
     """
     data = WebData(store, recheck=recheck)
     links = Links()
@@ -63,7 +150,11 @@ def create_app(store: Store, *, warm: bool = True, recheck: float = 5.0) -> Fast
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if warm:
             threading.Thread(target=_safely_warm, args=(data,), daemon=True).start()
-        yield
+        try:
+            yield
+        finally:
+            if close_store:
+                store.close()
 
     app = FastAPI(
         lifespan=lifespan,
@@ -74,23 +165,91 @@ def create_app(store: Store, *, warm: bool = True, recheck: float = 5.0) -> Fast
         docs_url="/docs",
         redoc_url=None,
     )
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY, timeout=body_timeout)
     app.add_middleware(ServerTiming)
+    app.add_middleware(RequestLimit, max_requests=max_requests)  # the outermost of ours
     app.mount("/static", StaticFiles(packages=[("errdex.web", "static")]), name="static")
     app.state.data = data
+    finished = Finished(FINISHED_BYTES)
 
-    _html_routes(app, data, links, renderer)
-    _api_routes(app, data, links)
+    _html_routes(app, data, links, renderer, finished)
+    _api_routes(app, data, links, finished)
     _install_error_handlers(app, renderer)
     return app
 
 
-def _html_routes(app: FastAPI, data: WebData, links: Links, renderer: Renderer) -> None:
+def app_from_env() -> FastAPI:
+    """The application over the database at $ERRDEX_DB (else the default one), which it
+    closes on shutdown: the factory each worker of `errdex serve` loads, and that of
+    `ERRDEX_DB=... uvicorn --factory errdex.web.app:app_from_env`."""
+    return create_app(open_store(create=False), close_store=True)
+
+
+def _finished_record(
+    data: WebData,
+    finished: Finished,
+    request: Request,
+    key: tuple[Hashable, ...],
+    site_id: str,
+    make: Callable[[], bytes],
+    media_type: str,
+    cache: str,
+) -> Response:
+    """The answer about one error: from `finished` while the store holds the same
+    snapshots and model note as when it was made, else made by `make` (and kept). Sends
+    an ETag, and 304 to a client that has the same."""
+    store = data.store
+    state = (*key, store.generation(), store.enrichment(site_id))
+    body, etag = finished.get(state) or finished.put(state, make())
+    headers = {"ETag": etag, "Cache-Control": cache}
+    if etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
+
+
+def _match_request(body: bytes) -> MatchRequest:
+    """The body of POST /api/match, read as a MatchRequest; else RequestValidationError,
+    as FastAPI raises it (locations under "body"). json.loads, not pydantic's parser,
+    so that a lone surrogate reaches MatchRequest's validator rather than failing."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deep
+        problem = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
+        error = {"type": "json_invalid", "loc": ("body",), "msg": f"not JSON: {problem}"}
+        raise RequestValidationError([error]) from None
+    try:
+        return MatchRequest.model_validate(value)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
+        raise RequestValidationError(errors) from None
+
+
+def _json(context: JSON) -> Response:
+    """A view's context as the API answers it: codec.dumps, in the calling thread."""
+    return Response(codec.dumps(context).encode(), media_type="application/json")
+
+
+def _html_routes(
+    app: FastAPI, data: WebData, links: Links, renderer: Renderer, finished: Finished
+) -> None:
     """The pages: each route calls its view and renders the Page as HTML."""
 
     def html(page: Page, request: Request, cache: str = PAGE_CACHE) -> HTMLResponse:
         body = renderer.render(page, path=request.url.path)
         return HTMLResponse(body, status_code=page.status, headers={"Cache-Control": cache})
+
+    def paste_page(body: bytes, request: Request) -> HTMLResponse:
+        """The answer to the paste form (urlencoded `text` and `package`)."""
+        try:
+            form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=MAX_FORM_FIELDS)
+        except ValueError:  # more fields than allowed
+            raise StarletteHTTPException(
+                400,
+                f"the form has more than {MAX_FORM_FIELDS} fields; send only text and package",
+            ) from None
+        text = form.get("text", [""])[0]
+        package = form.get("package", [""])[0] or None
+        return html(views.match(data, links, text, package=package), request, "no-store")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def home_page(request: Request) -> HTMLResponse:
@@ -113,8 +272,15 @@ def _html_routes(app: FastAPI, data: WebData, links: Links, renderer: Renderer) 
         request: Request,
         site_id: SiteId,
         version: Annotated[str | None, Query(max_length=200)] = None,
-    ) -> HTMLResponse:
-        return html(views.error(data, links, site_id, version=version), request)
+    ) -> Response:
+        def make() -> bytes:
+            page = views.error(data, links, site_id, version=version)
+            return renderer.render(page, path=request.url.path).encode()
+
+        key = ("page", site_id, version, request.url.path)
+        return _finished_record(
+            data, finished, request, key, site_id, make, "text/html; charset=utf-8", PAGE_CACHE
+        )
 
     @app.get("/search", response_class=HTMLResponse, include_in_schema=False)
     def search_page(
@@ -130,18 +296,20 @@ def _html_routes(app: FastAPI, data: WebData, links: Links, renderer: Renderer) 
     @app.post("/match", response_class=HTMLResponse, include_in_schema=False)
     async def match_page(request: Request) -> HTMLResponse:
         body = await request.body()
-        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
-        text = form.get("text", [""])[0]
-        package = form.get("package", [""])[0] or None
-        # Matching is CPU work that reads the store: never on the event loop.
-        page = await run_in_threadpool(views.match, data, links, text, package=package)
-        return html(page, request, "no-store")
+        # Parsing the form, matching (CPU work that reads the store) and rendering: all
+        # in the thread pool, never on the event loop.
+        return await run_in_threadpool(paste_page, body, request)
 
 
-def _api_routes(app: FastAPI, data: WebData, links: Links) -> None:
+def _api_routes(app: FastAPI, data: WebData, links: Links, finished: Finished) -> None:
     """The JSON API: each route returns its view's context, the page's JSON twin."""
 
-    @app.get("/api/errors/{site_id}", tags=["errors"], summary="One error record")
+    @app.get(
+        "/api/errors/{site_id}",
+        tags=["errors"],
+        summary="One error record",
+        response_class=JSONResponse,
+    )
     @app.get("/api/errors/{site_id}.json", include_in_schema=False)
     def error_json(
         request: Request,
@@ -152,40 +320,70 @@ def _api_routes(app: FastAPI, data: WebData, links: Links) -> None:
     ) -> Response:
         """The error's record (docs/architecture.md) plus `versions`: every
         indexed version of its package that raises it. Cacheable: send If-None-Match."""
-        page = views.error(data, links, site_id, version=version)
-        body = codec.dumps(page.context).encode()
-        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        headers = {"ETag": etag, "Cache-Control": RECORD_CACHE}
-        if etag in request.headers.get("if-none-match", ""):
-            return Response(status_code=304, headers=headers)
-        return Response(body, media_type="application/json", headers=headers)
 
-    @app.get("/api/search", tags=["errors"], summary="Full-text search")
+        def make() -> bytes:
+            return codec.dumps(views.error(data, links, site_id, version=version).context).encode()
+
+        key = ("record", site_id, version)
+        return _finished_record(
+            data, finished, request, key, site_id, make, "application/json", RECORD_CACHE
+        )
+
+    @app.get(
+        "/api/search", tags=["errors"], summary="Full-text search", response_class=JSONResponse
+    )
     def search_json(
         q: Annotated[str, Query(max_length=1000, description="Words to find.")] = "",
         package: Annotated[str | None, Query(max_length=200)] = None,
         limit: Annotated[int, Query(ge=1, le=views.MAX_SEARCH_LIMIT)] = views.SEARCH_LIMIT,
         offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
-    ) -> dict[str, Any]:
+    ) -> Response:
         """Errors whose message, title, explanation or inputs hold every word of `q`
         (the last may be a prefix), best first, with the matched words marked in
         `highlight` segments. Newest version of each package."""
-        return views.search(data, links, q, package=package, limit=limit, offset=offset).context
+        page = views.search(data, links, q, package=package, limit=limit, offset=offset)
+        return _json(page.context)
 
-    @app.post("/api/match", tags=["errors"], summary="Find the raise behind a message")
-    def match_json(request: MatchRequest) -> dict[str, Any]:
+    def answer_match(body: bytes) -> Response:
+        asked = _match_request(body)
+        return _json(views.match(data, links, asked.text, package=asked.package).context)
+
+    @app.post(
+        "/api/match",
+        tags=["errors"],
+        summary="Find the raise behind a message",
+        response_class=JSONResponse,
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": MatchRequest.model_json_schema()}},
+            }
+        },
+    )
+    async def match_json(request: Request) -> Response:
         """The sites that produced `text` (a message or a traceback), best first, with the
-        values that filled each hole; `closest` lists labelled near misses."""
-        return views.match(data, links, request.text, package=request.package).context
-
-    @app.get("/api/packages", tags=["packages"], summary="Indexed packages and versions")
-    @app.get("/api/packages.json", include_in_schema=False)
-    def packages_json() -> dict[str, Any]:
-        """Every indexed package with its versions (newest first) and their counts."""
-        return views.home(data, links).context
+        values that filled each hole; `closest` lists labelled near misses. The body is
+        a MatchRequest."""
+        body = await request.body()
+        # Parsing the JSON (up to MAX_BODY of it) and matching: in the thread pool.
+        return await run_in_threadpool(answer_match, body)
 
     @app.get(
-        "/api/packages/{name}/{version}/errors", tags=["packages"], summary="A version's errors"
+        "/api/packages",
+        tags=["packages"],
+        summary="Indexed packages and versions",
+        response_class=JSONResponse,
+    )
+    @app.get("/api/packages.json", include_in_schema=False)
+    def packages_json() -> Response:
+        """Every indexed package with its versions (newest first) and their counts."""
+        return _json(views.home(data, links).context)
+
+    @app.get(
+        "/api/packages/{name}/{version}/errors",
+        tags=["packages"],
+        summary="A version's errors",
+        response_class=JSONResponse,
     )
     @app.get("/api/packages/{name}/{version}/errors.json", include_in_schema=False)
     def package_json(
@@ -195,13 +393,13 @@ def _api_routes(app: FastAPI, data: WebData, links: Links) -> None:
         q: Annotated[str | None, Query(max_length=1000)] = None,
         limit: Annotated[int, Query(ge=1, le=views.MAX_PACKAGE_LIMIT)] = views.PACKAGE_LIMIT,
         offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-    ) -> dict[str, Any]:
+    ) -> Response:
         """The errors of one version by file and line, `limit` at a time, with counts by
         exception and by file; `exception` and `q` filter."""
         page = views.package(
             data, links, name, version, exception=exception, q=q, limit=limit, offset=offset
         )
-        return page.context
+        return _json(page.context)
 
 
 def _safely_warm(data: WebData) -> None:
@@ -228,22 +426,28 @@ def _error_response(request: Request, renderer: Renderer, status: int, message: 
     return HTMLResponse(renderer.render(page, path=request.url.path), status_code=status)
 
 
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
 def _install_error_handlers(app: FastAPI, renderer: Renderer) -> None:
+    # Plain functions: Starlette runs them in the thread pool, so a page they render
+    # takes no time from the event loop.
     @app.exception_handler(ErrorNotFound)
-    async def not_found(request: Request, exc: ErrorNotFound) -> Response:
+    def not_found(request: Request, exc: ErrorNotFound) -> Response:
         return _error_response(request, renderer, 404, str(exc))
 
     @app.exception_handler(InputTooLarge)
-    async def too_large(request: Request, exc: InputTooLarge) -> Response:
+    def too_large(request: Request, exc: InputTooLarge) -> Response:
         return _error_response(request, renderer, 413, str(exc))
 
     @app.exception_handler(StoreError)
-    async def store_error(request: Request, exc: StoreError) -> Response:
+    def store_error(request: Request, exc: StoreError) -> Response:
         log.error("store error on %s: %s", request.url.path, exc)
         return _error_response(request, renderer, 503, f"the database cannot be read: {exc}")
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         message = str(exc.detail)
         if exc.status_code == 404 and message == "Not Found":
             message = f"no page at {request.url.path}; errors are at /errors/ID, the API under /api"
@@ -252,12 +456,19 @@ def _install_error_handlers(app: FastAPI, renderer: Renderer) -> None:
         return _error_response(request, renderer, exc.status_code, message)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+    def invalid(request: Request, exc: RequestValidationError) -> Response:
         return _error_response(request, renderer, 422, _describe(exc))
 
     @app.exception_handler(Exception)
-    async def crash(request: Request, exc: Exception) -> Response:
-        log.exception("internal error on %s %s", request.method, request.url.path)
+    def crash(request: Request, exc: Exception) -> Response:
+        # One line here; the server logs the traceback (Starlette raises it on to it).
+        log.error(
+            "internal error on %s %s: %s: %s",
+            request.method,
+            request.url.path,
+            type(exc).__name__,
+            exc,
+        )
         return _error_response(
             request,
             renderer,
