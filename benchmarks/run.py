@@ -16,6 +16,7 @@ BENCHMARKS = [
     "match_accuracy",
     "bench_match",
     "bench_web",
+    "bench_load",
 ]
 
 if __name__ == "__main__":
