@@ -37,7 +37,7 @@ STAGES = [
     {"errdex.index"},
     {"errdex.match", "errdex.history", "errdex.enrich"},
     {"errdex.web"},
-    {"errdex.cli", "errdex.__main__"},
+    {"errdex.cli", "errdex.hook", "errdex.__main__"},
 ]
 
 

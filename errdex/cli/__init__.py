@@ -28,6 +28,7 @@ COMMANDS = {
     "enrich": ("errdex.cli.enrich", "enrich"),
     "serve": ("errdex.cli.web", "serve_command"),
     "export": ("errdex.cli.web", "export_command"),
+    "run": ("errdex.cli.run", "run"),
 }
 
 

@@ -1,0 +1,109 @@
+# Benchmark of errdex.hook: the time errdex adds to an uncaught exception, with the
+# distribution already indexed. The error is a real one of click as installed beside
+# errdex (click.Choice rejecting a value: BadParameter raised in ParamType.fail).
+# Figures: the first explain in a fresh process (errdex's imports, the map of installed
+# files, the database opened, the site looked up, the message matched), the next
+# explain in the same process, and `errdex run script.py` against `python script.py`.
+#
+#   python benchmarks/bench_hook.py [--runs N]
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from errdex.index import index_source
+from errdex.store import open_store
+
+SCRIPT = """\
+import click
+
+click.Choice(["fast", "slow"]).convert("medium", None, None)
+"""
+
+PROBE = """\
+import sys, time
+import click
+def fail():
+    click.Choice(["fast", "slow"]).convert("medium", None, None)
+try:
+    fail()
+except Exception as exc:
+    first = exc
+t0 = time.perf_counter()
+import errdex.hook
+text = errdex.hook.explain(first)
+t1 = time.perf_counter()
+assert text, "no section"
+from errdex.hook import _core
+t2 = time.perf_counter()
+_core._entry_maps.clear()
+_core._owner(__import__("click").__file__)
+t3 = time.perf_counter()
+warm = []
+for _ in range(50):
+    try:
+        fail()
+    except Exception as exc:
+        s = time.perf_counter()
+        errdex.hook.explain(exc)
+        warm.append(time.perf_counter() - s)
+warm.sort()
+print(t1 - t0, t3 - t2, warm[len(warm) // 2])
+"""
+
+
+def _wall(args: list[str], env: dict[str, str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(args, env=env, capture_output=True, check=False)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=9)
+    opts, _ = parser.parse_known_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "errdex.sqlite"
+        with open_store(db) as store:
+            index_source("installed:click", store, workers=1)
+        env = {**os.environ, "ERRDEX_DB": str(db), "NO_COLOR": "1"}
+        env.pop("ERRDEX_DISABLE", None)
+        firsts, maps, warms = [], [], []
+        for _ in range(opts.runs):
+            out = subprocess.run(
+                [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True
+            ).stdout.split()
+            firsts.append(float(out[0]))
+            maps.append(float(out[1]))
+            warms.append(float(out[2]))
+        script = Path(tmp) / "script.py"
+        script.write_text(SCRIPT)
+        plain = _wall([sys.executable, str(script)], env, opts.runs)
+        hooked = _wall([sys.executable, "-m", "errdex", "run", str(script)], env, opts.runs)
+        off = _wall(
+            [sys.executable, "-m", "errdex", "run", str(script)],
+            {**env, "ERRDEX_DISABLE": "1"},
+            opts.runs,
+        )
+    ms = 1000
+    print("| what (medians) | time |")
+    print("|---|---|")
+    print(f"| first explain in a fresh process | {statistics.median(firsts) * ms:.1f} ms |")
+    print(f"| of which: map of installed files | {statistics.median(maps) * ms:.1f} ms |")
+    print(f"| next explain, same process | {statistics.median(warms) * ms:.2f} ms |")
+    print(f"| `python script.py` (uncaught error) | {plain * ms:.0f} ms |")
+    print(f"| `errdex run script.py`, ERRDEX_DISABLE=1 | {off * ms:.0f} ms |")
+    print(f"| `errdex run script.py` | {hooked * ms:.0f} ms |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+# `errdex run script.py [ARGS]` / `errdex run -m MODULE [ARGS]`: the program runs in this
+# process, as `python` would run it, with errdex's section under an uncaught exception's
+# traceback. The exit status is the program's own.
+from __future__ import annotations
+
+import os
+import runpy
+import signal
+import sys
+from types import TracebackType
+
+import click
+
+from errdex.cli.console import CONTEXT_SETTINGS, HelpCommand
+
+_SETTINGS = {
+    **CONTEXT_SETTINGS,
+    "ignore_unknown_options": True,
+    "allow_interspersed_args": False,
+}
+
+
+@click.command(cls=HelpCommand, context_settings=_SETTINGS)
+@click.option("-m", "module", metavar="MODULE", help="Run a module, as `python -m MODULE`.")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def run(module: str | None, args: tuple[str, ...]) -> None:
+    """Run a Python script or module; an uncaught error is explained under its traceback."""
+    if module is None and not args:
+        raise click.UsageError("give a script (errdex run script.py ARGS) or -m MODULE")
+    from errdex.hook import install
+
+    install()
+    if module is not None:
+        sys.argv = [module, *args]  # run_module puts the module's path in argv[0]
+        sys.path[0:1] = [os.getcwd()]
+    else:
+        script, *rest = args
+        script = os.path.abspath(script)
+        if not os.path.exists(script):
+            click.echo(f"errdex run: can't open file {script!r}: no such file", err=True)
+            sys.exit(2)
+        sys.argv = [args[0], *rest]
+        sys.path[0:1] = [os.path.dirname(script)]
+    try:
+        if module is not None:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit:
+        raise
+    except KeyboardInterrupt as exc:
+        sys.excepthook(type(exc), exc, _trimmed(exc))
+        sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # die of SIGINT, as python does
+        os.kill(os.getpid(), signal.SIGINT)
+        sys.exit(130)
+    except BaseException as exc:
+        sys.excepthook(type(exc), exc, _trimmed(exc))
+        sys.exit(1)
+
+
+def _trimmed(exc: BaseException) -> TracebackType | None:
+    # python prints no frame of its runner; neither does this one (the process ends)
+    tb = _user_frames(exc.__traceback__)
+    exc.__traceback__ = tb
+    return tb
+
+
+def _user_frames(tb: TracebackType | None) -> TracebackType | None:
+    """The traceback as python would print it: without this command's and runpy's frames
+    (the exception itself keeps its whole traceback)."""
+    start = tb
+    while start is not None and start.tb_frame.f_code.co_filename in _OURS:
+        start = start.tb_next
+    return start if start is not None else tb
+
+
+_OURS = {__file__, runpy.__file__, "<frozen runpy>"}

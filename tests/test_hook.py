@@ -1,0 +1,451 @@
+# errdex at the moment of failure (errdex.hook): a real package installed by pip into a
+# directory of its own, real scripts run by `python -m errdex run` and by pytest in
+# subprocesses, and the section under each traceback checked for the right raise site,
+# the values that filled the message and the inputs' current values. What errdex adds
+# never changes the user's traceback or exit status.
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import errdex.hook
+from errdex.hook import _core, _values
+
+PACKAGE = '''
+"""Boxes that check their size."""
+
+
+class Box:
+    """A box of some size."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def check(self) -> None:
+        size = self.size
+        if self.size < 0:
+            raise ValueError(f"size must be non-negative, got {size}")
+
+
+class ConfigError(Exception):
+    """The configuration is wrong."""
+
+
+def configure(size: int) -> None:
+    try:
+        Box(size).check()
+    except ValueError as exc:
+        raise ConfigError(f"bad configuration: {exc}") from exc
+
+
+def again(size: int) -> None:
+    try:
+        Box(size).check()
+    except ValueError:
+        raise
+
+
+def parse(text: str) -> int:
+    return int(text)
+
+
+def check_all(sizes: list[int]) -> None:
+    errors: list[Exception] = []
+    for size in sizes:
+        try:
+            Box(size).check()
+        except ValueError as exc:
+            errors.append(exc)
+    if errors:
+        raise ExceptionGroup(f"{len(errors)} boxes are bad", errors)
+'''
+
+SCRIPT = """\
+import mypkg
+
+mypkg.Box(-3).check()
+"""
+
+
+def _wheel(src: Path, out: Path) -> Path:
+    """A wheel of src/mypkg, written as the format says (setuptools here is too old to
+    build one offline, and pip installs a wheel without any build backend)."""
+    files = {
+        "mypkg/__init__.py": (src / "mypkg" / "__init__.py").read_bytes(),
+        "mypkg-0.1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: mypkg\nVersion: 0.1.0\n",
+        "mypkg-0.1.0.dist-info/WHEEL": (
+            b"Wheel-Version: 1.0\nGenerator: errdex-tests\nRoot-Is-Purelib: true\n"
+            b"Tag: py3-none-any\n"
+        ),
+    }
+    record = []
+    for name, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{name},sha256={digest},{len(data)}")
+    record.append("mypkg-0.1.0.dist-info/RECORD,,")
+    files["mypkg-0.1.0.dist-info/RECORD"] = ("\n".join(record) + "\n").encode()
+    wheel = out / "mypkg-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """mypkg 0.1.0 installed by pip into a directory of its own."""
+    root = tmp_path_factory.mktemp("mypkg")
+    src = root / "src"
+    (src / "mypkg").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "mypkg"\nversion = "0.1.0"\n'
+    )
+    (src / "mypkg" / "__init__.py").write_text(PACKAGE.lstrip())
+    target = root / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
+         "--target", str(target), str(_wheel(src, root))],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (target / "mypkg-0.1.0.dist-info" / "RECORD").is_file()
+    return target
+
+
+def _env(site: Path, db: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ERRDEX_DISABLE", "PYTEST_"))}
+    env.update(PYTHONPATH=str(site), ERRDEX_DB=str(db), NO_COLOR="1", **extra)
+    return env
+
+
+def _python(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+        timeout=300,
+    )
+
+
+def test_errdex_run_prints_the_traceback_then_the_section(site_dir: Path, tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    db = tmp_path / "errdex.sqlite"
+    env = _env(site_dir, db)
+    plain = _python(str(script), cwd=tmp_path, env=env)
+    assert plain.returncode == 1
+    ran = _python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env)
+    assert ran.returncode == 1, ran.stderr
+    # the traceback as python prints it, untouched, then errdex's lines
+    assert ran.stderr.startswith(plain.stderr), ran.stderr
+    extra = ran.stderr[len(plain.stderr) :].splitlines()
+    assert extra[0] == "errdex: indexing mypkg 0.1.0 once (never imported)…"
+    section = extra[1:]
+    assert len(section) <= 20
+    assert (
+        section[0]
+        == "── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check (mypkg 0.1.0)"
+    )
+    assert "size must be non-negative, got {size}" in section
+    assert any(line.startswith("When it happens: ") for line in section)
+    assert "  1. Set `size` to 0 or more (`Box.size`, default size)" in section
+    assert "In the message: size = -3" in section
+    assert "Now: `self.size` = -3" in section
+    assert section[-1].endswith("errdex show " + section[-1].split()[1])
+    assert "\x1b[" not in ran.stderr  # not a terminal: no colour
+
+    # the second run finds the snapshot: no indexing, the same section
+    again = _python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env)
+    assert again.returncode == 1
+    assert again.stderr == plain.stderr + "\n".join(section) + "\n"
+
+
+def test_errdex_run_passes_argv_and_exit_status(site_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "argv.py").write_text("import sys\nprint(sys.argv)\nsys.exit(int(sys.argv[1]))\n")
+    env = _env(site_dir, tmp_path / "errdex.sqlite")
+    ran = _python("-m", "errdex", "run", "argv.py", "7", "--flag", "-m", cwd=tmp_path, env=env)
+    assert ran.returncode == 7
+    assert ran.stdout.strip() == repr([str(tmp_path / "argv.py"), "7", "--flag", "-m"])
+    pkg = tmp_path / "tool"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "__main__.py").write_text(
+        "import sys\nprint(sys.argv[1:])\nimport mypkg\nmypkg.configure(int(sys.argv[1]))\n"
+    )
+    ran = _python("-m", "errdex", "run", "-m", "tool", "-5", "x", cwd=tmp_path, env=env)
+    assert ran.returncode == 1
+    assert ran.stdout.strip() == "['-5', 'x']"
+    assert "mypkg.ConfigError: bad configuration: size must be non-negative, got -5" in ran.stderr
+    assert "errdex/cli/run.py" not in ran.stderr and "runpy" not in ran.stderr
+    # the chain: the cause's site first, then the wrapper's, as the traceback orders them
+    cause = ran.stderr.index("── errdex: ValueError raised at mypkg/__init__.py:13")
+    wrapper = ran.stderr.index("── errdex: ConfigError raised at mypkg/__init__.py:24")
+    assert cause < wrapper
+    assert "In the message: size = -5" in ran.stderr
+    missing = _python("-m", "errdex", "run", "nothere.py", cwd=tmp_path, env=env)
+    assert missing.returncode == 2 and "can't open file" in missing.stderr
+
+
+def test_a_fault_inside_errdex_leaves_the_error_alone(site_dir: Path, tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    bad = tmp_path / "not-a-db.sqlite"
+    bad.write_text("this is not a database\n" * 100)
+    env = _env(site_dir, bad)
+    plain = _python(str(script), cwd=tmp_path, env=env)
+    ran = _python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env)
+    assert ran.returncode == 1
+    assert ran.stderr.startswith(plain.stderr)
+    extra = ran.stderr[len(plain.stderr) :].splitlines()
+    assert len(extra) == 1, extra
+    assert extra[0].startswith("errdex: could not explain this error (")
+    assert bad.read_text() == "this is not a database\n" * 100
+
+
+def test_errdex_disable_turns_it_off(site_dir: Path, tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    db = tmp_path / "errdex.sqlite"
+    env = _env(site_dir, db, ERRDEX_DISABLE="1")
+    plain = _python(str(script), cwd=tmp_path, env=env)
+    ran = _python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env)
+    assert (ran.returncode, ran.stderr) == (1, plain.stderr)
+    assert not db.exists()
+
+
+def test_an_error_outside_any_distribution_is_not_explained(site_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "own.py").write_text("def f(n):\n    raise ValueError(f'bad {n}')\n\nf(1)\n")
+    db = tmp_path / "errdex.sqlite"
+    ran = _python("-m", "errdex", "run", "own.py", cwd=tmp_path, env=_env(site_dir, db))
+    assert ran.returncode == 1
+    assert ran.stderr.rstrip().endswith("ValueError: bad 1")
+    assert "errdex" not in ran.stderr
+    assert not db.exists()  # nothing to look up, nothing indexed
+
+
+@pytest.mark.parametrize("autoload", [True, False])
+def test_the_pytest_plugin_adds_a_section_to_failures(
+    site_dir: Path, tmp_path: Path, autoload: bool
+) -> None:
+    (tmp_path / "test_boxes.py").write_text(
+        "import mypkg\n\n\ndef test_box():\n    mypkg.Box(-3).check()\n\n\n"
+        "def test_fine():\n    assert mypkg.Box(1).size == 1\n"
+    )
+    env = _env(site_dir, tmp_path / "errdex.sqlite")
+    flags = ["--errdex"]
+    if not autoload:  # the entry point off: the plugin named on the command line
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        flags = ["-p", "errdex.hook.pytest_plugin", "--errdex"]
+    base = ["-m", "pytest", "-p", "no:cacheprovider", "test_boxes.py"]
+    ran = _python(*base, *flags, cwd=tmp_path, env=env)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "1 failed, 1 passed" in ran.stdout
+    section = ran.stdout[ran.stdout.index(" errdex ---") :]
+    assert "── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check" in section
+    assert "In the message: size = -3" in section
+    assert "Now: `self.size` = -3" in section
+    quiet = _python(*base, cwd=tmp_path, env=env)  # installed, but off unless asked
+    assert quiet.returncode == 1
+    assert "── errdex" not in quiet.stdout and " errdex ---" not in quiet.stdout
+
+
+# -- in this process -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mypkg(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    sys.path.insert(0, str(site_dir))
+    importlib.invalidate_caches()
+    try:
+        yield importlib.import_module("mypkg")
+    finally:
+        sys.path.remove(str(site_dir))
+        sys.modules.pop("mypkg", None)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("hook-db") / "errdex.sqlite"
+
+
+def _raised(call: Any, *args: Any) -> BaseException:
+    try:
+        call(*args)
+    except BaseException as exc:
+        return exc
+    raise AssertionError("nothing raised")
+
+
+def test_explain_a_bare_reraise_names_the_original_raise(mypkg: Any, db: Path) -> None:
+    exc = _raised(mypkg.again, -4)
+    before = "".join(__import__("traceback").format_exception(exc))
+    text = errdex.hook.explain(exc, db)
+    assert text is not None
+    assert text.startswith("── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check")
+    assert "In the message: size = -4" in text
+    assert "Now: `self.size` = -4" in text
+    assert "".join(__import__("traceback").format_exception(exc)) == before  # untouched
+
+
+def test_explain_an_exception_group_and_its_members(mypkg: Any, db: Path) -> None:
+    exc = _raised(mypkg.check_all, [1, -1, -2])
+    text = errdex.hook.explain(exc, db)
+    assert text is not None
+    heads = [line for line in text.splitlines() if line.startswith("── errdex")]
+    assert heads == [
+        "── errdex: ExceptionGroup raised at mypkg/__init__.py:46 in check_all (mypkg 0.1.0)",
+        "── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check (mypkg 0.1.0)",
+    ]  # the two members share one site: it is explained once
+    assert "In the message: len(errors) = 2" in text
+
+
+def test_a_frame_of_the_package_that_is_no_raise_site_gets_no_answer(mypkg: Any, db: Path) -> None:
+    exc = _raised(mypkg.parse, "x")  # int() raises, in C: the innermost frame is parse's
+    assert errdex.hook.explain(exc, db) is None
+    assert errdex.hook.explain(_raised(lambda: 1 / 0), db) is None  # a frame of no dist
+
+
+def test_install_chains_both_hooks(mypkg: Any, db: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("ERRDEX_DB", str(db))
+    called: list[str] = []
+    monkeypatch.setattr(sys, "excepthook", lambda *a: called.append("sys"))
+    monkeypatch.setattr(threading, "excepthook", lambda args: called.append("thread"))
+    errdex.hook.install()
+    try:
+        errdex.hook.install()  # idempotent
+        exc = _raised(mypkg.Box(-6).check)
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+        worker = threading.Thread(target=mypkg.Box(-7).check)
+        worker.start()
+        worker.join()
+    finally:
+        errdex.hook.uninstall()
+    assert called == ["sys", "thread"]
+    err = capsys.readouterr().err
+    assert err.count("── errdex: ValueError raised at mypkg/__init__.py:13") == 2
+    assert "Now: `self.size` = -6" in err and "Now: `self.size` = -7" in err
+    assert sys.excepthook is not errdex.hook._excepthook
+
+
+def test_the_ipython_extension_adds_the_section(mypkg: Any, db: Path, monkeypatch, capsys) -> None:
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setenv("ERRDEX_DB", str(db))
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "errdex.hook.ipython")
+    try:
+        shell.run_cell("import mypkg\nmypkg.Box(-8).check()")
+    finally:
+        shell.run_line_magic("unload_ext", "errdex.hook.ipython")
+    out = capsys.readouterr()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.out)  # IPython colours its traceback
+    assert "ValueError: size must be non-negative, got -8" in text
+    assert text.index("ValueError: size") < text.index("── errdex: ValueError raised at mypkg")
+    assert "Now: `self.size` = -8" in text
+
+
+# -- reading values without running user code ------------------------------------------
+
+
+class _Calls:
+    count = 0
+
+
+class _Tricky:
+    limit = 10  # a plain class attribute
+
+    def __init__(self) -> None:
+        self.size = -1
+        self.inner = _Slotted()
+
+    @property
+    def computed(self) -> int:
+        _Calls.count += 1
+        return 1
+
+    def __getattr__(self, name: str) -> int:
+        _Calls.count += 1
+        return 2
+
+    def __repr__(self) -> str:
+        _Calls.count += 1
+        return "tricky"
+
+    def method(self) -> None: ...
+
+
+class _Slotted:
+    __slots__ = ("empty", "value")
+
+    def __init__(self) -> None:
+        self.value = "x" * 500
+
+
+def test_values_are_read_without_calling_user_code() -> None:
+    _Calls.count = 0
+    obj = _Tricky()
+    frame = {"self": obj, "n": 3}
+    assert _values.read("self.size", frame, {}) == -1
+    assert _values.read("self.limit", frame, {}) == 10
+    assert _values.read("self.inner.value", frame, {}) == "x" * 500
+    assert _values.read("n", frame, {}) == 3
+    assert _values.read("LIMIT", frame, {"LIMIT": 5}) == 5
+    for missing in ("self.computed", "self.nothing", "self.method", "self.inner.empty", "m",
+                    "self.size()", "self[0]", "self.size + 1"):  # fmt: skip
+        assert _values.read(missing, frame, {}) is _values.MISSING, missing
+    assert _values.show(obj) == "<tests.test_hook._Tricky object>"
+    assert _values.show([obj, 1]) == "[<tests.test_hook._Tricky object>, 1]"
+    assert len(_values.show("x" * 500)) <= 80
+    assert _values.show({obj: 1}) == "<dict of 1 items>"
+    assert _Calls.count == 0
+
+
+def test_the_section_escapes_what_would_act_on_a_terminal() -> None:
+    assert _core._printable("a\x1b[2Jb\u202ec") == "a\\x1b[2Jb\\u202ec"
+
+
+def test_explain_never_raises(monkeypatch, capsys) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_core, "explain", broken)
+    assert errdex.hook.explain(ValueError("x")) is None
+    err = capsys.readouterr().err
+    assert err == "errdex: could not explain this error (RuntimeError: boom)\n"
+    monkeypatch.setenv("ERRDEX_DISABLE", "1")
+    assert errdex.hook.explain(ValueError("x")) is None
+    assert capsys.readouterr().err == ""
+
+
+def test_the_plugin_module_is_light() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        import errdex.hook.pytest_plugin
+        heavy = [m for m in ("errdex.store", "errdex.match", "errdex.index", "rich", "sqlite3")
+                 if m in sys.modules]
+        print(heavy)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"
