@@ -686,3 +686,18 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+def test_a_fifo_named_like_a_test_file_does_not_hang(tmp_path: Path) -> None:
+    from errdex.extract.tests import scan_tests
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_real.py").write_text(
+        "import pytest\n\n"
+        "def test_it():\n"
+        "    with pytest.raises(ValueError, match='bad value given'):\n"
+        "        f()\n"
+    )
+    os.mkfifo(tmp_path / "tests" / "test_pipe.py")
+    found = scan_tests(tmp_path)  # returns: the FIFO is passed over, never opened to block
+    assert [t.path for t in found] == ["tests/test_real.py"]

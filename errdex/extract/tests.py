@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from errdex.model import Expectation, TestFile, TestRef
+from errdex.sources.reading import read_regular
 
 MAX_FILE = 2_000_000  # bytes; larger test files are data, not tests
 _SKIP_DIRS = frozenset(
@@ -250,9 +251,8 @@ def _enclosing(
 
 def _read_tests(root: Path) -> Iterable[tuple[str, str]]:
     for rel in test_files(root):
-        try:
-            with open(os.path.join(root, rel), "rb") as handle:
-                data = handle.read(MAX_FILE + 1)
+        try:  # a regular file only: a FIFO named like a test would hang the index
+            data = read_regular(os.path.join(root, rel), MAX_FILE + 1)
         except OSError:
             continue
         if len(data) > MAX_FILE or (b"raises" not in data and b"assertRaises" not in data):
