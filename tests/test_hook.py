@@ -189,9 +189,9 @@ def test_errdex_run_passes_argv_and_exit_status(site_dir: Path, tmp_path: Path) 
     (pkg / "__main__.py").write_text(
         "import sys\nprint(sys.argv[1:])\nimport mypkg\nmypkg.configure(int(sys.argv[1]))\n"
     )
-    ran = _python("-m", "errdex", "run", "-m", "tool", "-5", "x", cwd=tmp_path, env=env)
+    ran = _python("-m", "errdex", "run", "-m", "tool", "-5", "--help", cwd=tmp_path, env=env)
     assert ran.returncode == 1
-    assert ran.stdout.strip() == "['-5', 'x']"
+    assert ran.stdout.strip() == "['-5', '--help']"
     assert "mypkg.ConfigError: bad configuration: size must be non-negative, got -5" in ran.stderr
     assert "errdex/cli/run.py" not in ran.stderr and "runpy" not in ran.stderr
     # the chain: the cause's site first, then the wrapper's, as the traceback orders them

@@ -21,11 +21,20 @@ _SETTINGS = {
 
 
 @click.command(cls=HelpCommand, context_settings=_SETTINGS)
-@click.option("-m", "module", metavar="MODULE", help="Run a module, as `python -m MODULE`.")
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run(module: str | None, args: tuple[str, ...]) -> None:
-    """Run a Python script or module; an uncaught error is explained under its traceback."""
-    if module is None and not args:
+@click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="SCRIPT|-m MODULE [ARGS]...")
+def run(args: tuple[str, ...]) -> None:
+    """Run a Python script (or `-m MODULE`, as `python -m`) in this process, with its
+    arguments; an uncaught error is explained under its traceback. The exit status is
+    the program's."""
+    module: str | None = None
+    if args and args[0].startswith("-m"):  # -m MODULE, or -mMODULE as python takes it
+        if args[0] == "-m":
+            if len(args) < 2:
+                raise click.UsageError("-m needs a module name")
+            module, args = args[1], args[2:]
+        else:
+            module, args = args[0][2:], args[1:]
+    elif not args or args[0].startswith("-"):
         raise click.UsageError("give a script (errdex run script.py ARGS) or -m MODULE")
     from errdex.hook import install
 
