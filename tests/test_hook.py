@@ -449,3 +449,11 @@ def test_the_plugin_module_is_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_an_indexed_file_is_the_installed_one_by_suffix() -> None:
+    site = "/env/lib/python3.11/site-packages"
+    assert _core._suffix(f"{site}/pkg/a.py", "pkg/a.py")
+    assert _core._suffix(f"{site}/pkg/a.py", "src/pkg/a.py")  # an sdist's src/ layout
+    assert not _core._suffix(f"{site}/otherpkg/a.py", "pkg/a.py")
+    assert not _core._suffix(f"{site}/pkg/a.py", "pkg/b.py")

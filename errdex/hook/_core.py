@@ -265,7 +265,12 @@ def _site(
 
 
 def _suffix(path: str, file: str) -> bool:
-    return path == file or path.endswith("/" + file.lstrip("/"))
+    """Whether the indexed `file` (relative to its tree) is the installed `path`; an
+    sdist's src/ layout is installed without its src/."""
+    file = file.lstrip("/")
+    return any(
+        path == rel or path.endswith("/" + rel) for rel in (file, file.removeprefix("src/")) if rel
+    )
 
 
 def _names(row: IndexedSite, kind: type[BaseException]) -> bool:
