@@ -11,6 +11,7 @@ store and matcher load on the first error to explain.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -23,8 +24,6 @@ _previous: dict[str, Any] = {}
 
 
 def _disabled() -> bool:
-    import os
-
     return os.environ.get("ERRDEX_DISABLE", "") not in ("", "0")
 
 
@@ -61,7 +60,7 @@ def report(exc: BaseException, db: str | Path | None = None) -> None:
     if stream is None:
         return
     try:
-        color = stream.isatty()
+        color = stream.isatty() and not os.environ.get("NO_COLOR")
     except Exception:
         color = False
     text = explain(exc, db, color=color)
