@@ -71,6 +71,15 @@ def check_all(sizes: list[int]) -> None:
             errors.append(exc)
     if errors:
         raise ExceptionGroup(f"{len(errors)} boxes are bad", errors)
+
+
+def _fail(message: str) -> None:
+    raise RuntimeError(message)
+
+
+def limit(n: int) -> None:
+    if n > 10:
+        _fail(f"n must be at most 10, got {n}")
 '''
 
 SCRIPT = """\
@@ -314,6 +323,13 @@ def test_explain_an_exception_group_and_its_members(mypkg: Any, db: Path) -> Non
         "── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check (mypkg 0.1.0)",
     ]  # the two members share one site: it is explained once
     assert "In the message: len(errors) = 2" in text
+
+
+def test_an_error_raised_by_a_helper_is_the_call_to_it(mypkg: Any, db: Path) -> None:
+    text = errdex.hook.explain(_raised(mypkg.limit, 12), db)
+    assert text is not None
+    assert text.startswith("── errdex: RuntimeError raised at mypkg/__init__.py:55 in limit")
+    assert "In the message: n = 12" in text
 
 
 def test_a_frame_of_the_package_that_is_no_raise_site_gets_no_answer(mypkg: Any, db: Path) -> None:

@@ -97,7 +97,9 @@ def _frames(tb: TracebackType | None) -> list[tuple[FrameType, int]]:
 def _explain_one(exc: BaseException, location: str) -> _Hit | None:
     if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
         return None
-    for frame, line in reversed(_frames(exc.__traceback__)):
+    frames = _frames(exc.__traceback__)
+    for number in range(len(frames) - 1, -1, -1):
+        frame, line = frames[number]
         path = frame.f_code.co_filename
         owner = _owner(path)
         if owner is None:
@@ -106,6 +108,17 @@ def _explain_one(exc: BaseException, location: str) -> _Hit | None:
         record = _site(location, name, version, path, line, type(exc))
         if record is None:
             return None
+        # raised in a helper that always raises: the call to it, one frame out, is the
+        # site with the message and the conditions (and the frame with their values)
+        for outer in range(number - 1, max(number - 4, -1), -1):
+            outer_frame, outer_line = frames[outer]
+            outer_path = outer_frame.f_code.co_filename
+            if _owner(outer_path) != owner:
+                break
+            caller = _site(location, name, version, outer_path, outer_line, type(exc))
+            if caller is None or caller.site.kind != "helper":
+                break
+            record, frame = caller, outer_frame
         return _Hit(exc, record, frame, _holes(location, record, exc))
     return None
 
