@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Match", "__version__", "lookup"]
+__all__ = ["Match", "__version__", "install", "lookup"]
 
 if TYPE_CHECKING:
+    from errdex.hook import install
     from errdex.match.lookup import lookup
     from errdex.model import Match
 
@@ -24,6 +25,10 @@ def __getattr__(name: str) -> Any:
         from errdex.match.lookup import lookup
 
         return lookup
+    if name == "install":
+        from errdex.hook import install
+
+        return install
     if name == "Match":
         from errdex.model import Match
 
