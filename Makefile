@@ -42,6 +42,9 @@ clean:
 
 # Long fuzzing of the extractor: generated modules and mutated real files through
 # parse_file and a small tree's extract; `make test` runs a short version of it.
+# Then the matcher's (tests/fuzz_match.py): random and adversarial text against a hostile
+# package, each answer timed (ERRDEX_FUZZ_EXAMPLES examples per property, 3,000 unless set).
 .PHONY: fuzz
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzz_extract --examples 2000 --mutants 40
+	$(BIN)/python -m pytest -q tests/fuzz_match.py

@@ -14,8 +14,8 @@ from packaging.utils import canonicalize_name
 
 from errdex.errors import InputTooLarge
 from errdex.match._align import ELISIONS, Alignment, align, normalize
-from errdex.match._index import Index, Occurrence, Site, short_exception
-from errdex.match._paste import Segment, clean_lines, embedded_segment, parse_paste
+from errdex.match._index import Index, Occurrence, Site, Template, short_exception
+from errdex.match._paste import Frame, Segment, clean_lines, embedded_segment, parse_lines
 from errdex.model import Match, MatchResult
 from errdex.store import Store, version_key
 
@@ -26,6 +26,7 @@ MAX_CLOSEST = 5
 _MIN_SPECIFIC = 10  # literal characters a template needs to be credible on its own
 _MIN_FRAGMENT = 15  # literal characters a cut fragment needs to confirm
 _NEAR_SITES = 3  # sites kept per template that only nearly fits (for `closest`)
+_FRAME_TABLES = 1024  # files whose sites a matcher keeps looked up by line and function
 
 
 @dataclass(slots=True)
@@ -43,6 +44,33 @@ class _Candidate:
     on_frame: bool = False
     text_ok: bool = False
     shown: str | None = None  # the exception class the text shows
+    # what _judge reads, kept so that only a candidate that can still win is judged
+    rank: int = 0
+    segment: Segment | None = None
+    elided: bool = False
+    judged: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _FrameTable:
+    pairs: list[tuple[Site, Occurrence]]
+    by_line: dict[int, list[int]]
+    by_name: dict[str, list[int]]
+
+
+def _segment_key(segment: Segment) -> tuple[str | None, str, Frame | None]:
+    """What _evaluate reads of a segment."""
+    return segment.exception, segment.message, segment.frames[-1] if segment.frames else None
+
+
+def _without_surrogates(text: str) -> str:
+    """`text` with surrogate pairs joined and lone surrogates (a str from JSON's "\\ud800"
+    can hold them; UTF-8 cannot) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def _binary(text: str) -> bool:
@@ -56,13 +84,17 @@ def _binary(text: str) -> bool:
 def _dewrap(text: str) -> str:
     """Join lines a terminal broke mid-word (no space on either side of the break)."""
     lines = text.split("\n")
-    out = [lines[0]]
+    out: list[str] = []
+    run = [lines[0]]  # lines to join into one; `end` is the last character of the join
+    end = lines[0][-1:]
     for line in lines[1:]:
-        prev = out[-1]
-        if prev and line and not prev[-1].isspace() and not line[0].isspace():
-            out[-1] = prev + line
+        if end and line and not end.isspace() and not line[0].isspace():
+            run.append(line)
         else:
-            out.append(line)
+            out.append("".join(run))
+            run = [line]
+        end = line[-1:]
+    out.append("".join(run))
     return "\n".join(out)
 
 
@@ -95,6 +127,9 @@ class Matcher:
         self._package = package
         self._index = Index(store, package=package)
         self._lock = threading.Lock()  # the index fills its caches as queries go
+        # per traceback path: the index's (site, occurrence) pairs of that file, and their
+        # positions among them by line and by the last part of the function's name
+        self._frames: dict[str, _FrameTable] = {}
 
     def fresh(self) -> Matcher:
         """This matcher, or a new one if snapshots were written since it was made."""
@@ -131,6 +166,7 @@ class Matcher:
             size = len(text.encode("utf-8", "surrogatepass"))
             if size > MAX_INPUT_BYTES:
                 raise _too_large(size)
+        text = _without_surrogates(text)
         if not text.strip():
             return MatchResult(
                 query=text, note="the input is empty: paste an error message or a traceback"
@@ -141,20 +177,30 @@ class Matcher:
                 note="the input looks like binary data, not an error message or a traceback",
             )
         pkg_filter, version = _package_filter(package, version)
-        segments = parse_paste(text)
+        cleaned = clean_lines(text)
+        segments = parse_lines(cleaned)
         cands: dict[int, _Candidate] = {}
+        # A segment met again (a log repeating one traceback) is judged once, where it
+        # first appears, with the rank of its last appearance: what judging every copy in
+        # turn would leave, since a later copy's candidates outrank an earlier one's.
+        last_seen = {_segment_key(s): order for order, s in enumerate(segments)}
         with self._lock:
-            for order, segment in enumerate(segments):
+            for segment in segments:
+                order = last_seen.pop(_segment_key(segment), None)
+                if order is None:
+                    continue  # judged already
                 # a traceback cut before its message is weaker evidence than any message
                 rank = order if segment.message.strip() else -2
                 self._evaluate(segment, rank, pkg_filter, version, cands)
+            self._settle(cands)
             if not any(c.credible for c in cands.values()):
-                lines = "\n".join(line for line, _ in clean_lines(text)).strip()
+                lines = "\n".join(line for line, _ in cleaned).strip()
                 whole = embedded_segment(lines)
                 if whole.message.strip() and all(whole.message != s.message for s in segments):
                     self._evaluate(
                         Segment(whole.exception, whole.message), -1, pkg_filter, version, cands
                     )
+                    self._settle(cands)
             result = self._result(text, list(cands.values()), limit)
         if not result.matches and not result.closest:
             if not any(s.message.strip() for s in segments):
@@ -189,16 +235,27 @@ class Matcher:
             got = found.get(id(site))
             if got is not None:
                 return got
-            occs = [
-                o
-                for o in site.occurrences
-                if (pkg_filter is None or site.package == pkg_filter)
-                and (version is None or o.version == version)
-            ]
+            occs = site.occurrences
+            if pkg_filter is not None or version is not None:
+                occs = [
+                    o
+                    for o in occs
+                    if (pkg_filter is None or site.package == pkg_filter)
+                    and (version is None or o.version == version)
+                ]
             if not occs:
                 return None
             got = _Candidate(site=site, occ=occs[-1])
             found[id(site)] = got
+            return got
+
+        # Each template is aligned once, whether text or frames brought it here.
+        aligned: dict[int, tuple[Alignment | None, str]] = {}
+
+        def alignment(template: Template) -> tuple[Alignment | None, str]:
+            got = aligned.get(id(template))
+            if got is None:
+                got = aligned[id(template)] = _best_alignment(template.lits, variants)
             return got
 
         # Text evidence, once per distinct template; sites only for templates that fit.
@@ -209,7 +266,7 @@ class Matcher:
                     if id(template) in seen:
                         continue
                     seen.add(id(template))
-                    al, text = _best_alignment(template.lits, variants)
+                    al, text = alignment(template)
                     if al is None:
                         continue
                     near = al.matched >= 8 and not _fits(al, template.lit_len, len(text))
@@ -219,7 +276,7 @@ class Matcher:
                             c.alignment, c.text = al, text
         last = segment.frames[-1] if segment.frames else None
         if last is not None:
-            for site, occ in index.frame_sites(last.path):
+            for site, occ in self._frame_sites(last):
                 if version is not None and occ.version != version:
                     continue
                 if occ.line == last.line:
@@ -240,12 +297,49 @@ class Matcher:
                 elif level == 1 and c.frame < 1:
                     c.frame = 1
                 if c.site.template is not None and variants and c.alignment is None:
-                    c.alignment, c.text = _best_alignment(c.site.template.lits, variants)
+                    c.alignment, c.text = alignment(c.site.template)
+        # A site keeps its best candidate over all segments. The key starts with the
+        # rank, so a higher rank wins unjudged; only a tie needs the rest of the key.
         for c in found.values():
-            self._judge(c, segment, order, elided)
+            c.rank, c.segment, c.elided = order, segment, elided
             previous = cands.get(id(c.site))
-            if previous is None or c.key > previous.key:
+            if previous is None or order > previous.rank:
                 cands[id(c.site)] = c
+            elif order == previous.rank:
+                self._settle_one(previous)
+                self._settle_one(c)
+                if c.key > previous.key:
+                    cands[id(c.site)] = c
+
+    def _settle(self, cands: dict[int, _Candidate]) -> None:
+        for c in cands.values():
+            self._settle_one(c)
+
+    def _settle_one(self, c: _Candidate) -> None:
+        if not c.judged:
+            assert c.segment is not None
+            self._judge(c, c.segment, c.rank, c.elided)
+            c.judged = True
+
+    def _frame_sites(self, frame: Frame) -> list[tuple[Site, Occurrence]]:
+        """The index's sites in the file of `frame` at its line or in a function of its
+        name (a superset of those the frame points at), in the index's order."""
+        table = self._frames.get(frame.path)
+        if table is None:
+            if len(self._frames) >= _FRAME_TABLES:
+                self._frames.clear()
+            pairs = self._index.frame_sites(frame.path)
+            by_line: dict[int, list[int]] = {}
+            by_name: dict[str, list[int]] = {}
+            for i, (_, occ) in enumerate(pairs):
+                by_line.setdefault(occ.line, []).append(i)
+                by_name.setdefault(occ.function.rsplit(".", 1)[-1], []).append(i)
+            table = self._frames[frame.path] = _FrameTable(pairs, by_line, by_name)
+        picked = table.by_line.get(frame.line, [])
+        if frame.function:
+            named = table.by_name.get(frame.function.rsplit(".", 1)[-1], [])
+            picked = sorted({*picked, *named}) if picked and named else picked or named
+        return [table.pairs[i] for i in picked]
 
     def _judge(self, c: _Candidate, segment: Segment, order: int, elided: bool) -> None:
         template = c.site.template

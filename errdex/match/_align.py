@@ -27,30 +27,96 @@ class Alignment:
     cut: bool  # the text is only part of the message: it starts or stops inside it
 
 
+_PROBE = 32  # characters of the text looked up in the literal to find candidate overlaps
+_TRIES = 8  # candidates checked one by one before the overlap is bounded another way
+
+
+def _overlap(a: str, b: str) -> int:
+    """Length of the longest suffix of `a` that is also a prefix of `b`.
+
+    Linear in min(len(a), len(b)), with str methods only in all but contrived cases:
+    candidates found with str.find are checked one by one; past _TRIES of them, the
+    overlap is bounded by the longest run either side shares with the other, and only
+    what no bound narrows is left to one Knuth-Morris-Pratt pass.
+    """
+    m = min(len(a), len(b))
+    if m == 0:
+        return 0
+    return _overlap_of(a[len(a) - m :] if len(a) > m else a, b[:m] if len(b) > m else b)
+
+
+def _overlap_of(tail: str, head: str) -> int:
+    """_overlap of two strings of one length."""
+    m = len(head)
+    # An overlap of k >= q characters starts where tail holds head's first q characters.
+    q = min(m, _PROBE)
+    probe = head[:q]
+    i = tail.find(probe)
+    tries = 0
+    while i >= 0:
+        if tries == _TRIES:
+            return _overlap_bounded(tail, head)
+        tries += 1
+        if head.startswith(tail[i:]):
+            return m - i
+        i = tail.find(probe, i + 1)
+    # Shorter overlaps, longest first: they start in the last q - 1 characters of tail.
+    first = head[0]
+    i = tail.find(first, m - q + 1)
+    while i >= 0:
+        if head.startswith(tail[i:]):
+            return m - i
+        i = tail.find(first, i + 1)
+    return 0
+
+
+def _overlap_bounded(tail: str, head: str) -> int:
+    """_overlap of two strings of one length m, for many candidates (periodic text).
+
+    An overlap of k characters is a run of k that head starts with and tail holds (and
+    one that tail ends with and head holds): the first length t at which either run is
+    missing bounds k below t. Lengths double up to m / 3, where str.find stays linear.
+    """
+    m = len(head)
+    t = 2 * _PROBE
+    while 3 * t < m:
+        if tail.find(head[:t]) < 0 or head.find(tail[m - t :]) < 0:
+            k = t - 1
+            return _overlap_of(tail[m - k :], head[:k])
+        t *= 2
+    return _overlap_kmp(tail, head)
+
+
+def _overlap_kmp(tail: str, head: str) -> int:
+    """_overlap of two strings of one length, by the prefix function of `head`."""
+    m = len(head)
+    pi = [0] * m
+    k = 0
+    for j in range(1, m):
+        c = head[j]
+        while k and head[k] != c:
+            k = pi[k - 1]
+        if head[k] == c:
+            k += 1
+        pi[j] = k
+    k = 0
+    for c in tail:
+        while k and (k == m or head[k] != c):
+            k = pi[k - 1]
+        if k < m and head[k] == c:
+            k += 1
+    return k
+
+
 def _longest_suffix_start(lit: str, text: str) -> int:
     """Length of the longest suffix of `lit` that `text` starts with."""
-    if not text or not lit:
-        return 0
-    first = text[0]
-    i = lit.find(first, max(0, len(lit) - len(text)))
-    while i >= 0:
-        if text.startswith(lit[i:]):
-            return len(lit) - i
-        i = lit.find(first, i + 1)
-    return 0
+    return _overlap(lit, text)
 
 
-def _longest_prefix_end(lit: str, text: str) -> int:
-    """Length of the longest prefix of `lit` that `text` ends with."""
-    if not text or not lit:
-        return 0
-    last = text[-1]
-    j = lit.rfind(last, 0, min(len(lit), len(text)))
-    while j >= 0:
-        if text.endswith(lit[: j + 1]):
-            return j + 1
-        j = lit.rfind(last, 0, j)
-    return 0
+def _longest_prefix_end(lit: str, text: str, pos: int = 0) -> int:
+    """Length of the longest prefix of `lit` that `text[pos:]` ends with (no copy of
+    `text[pos:]` is made: only its last len(lit) characters count)."""
+    return _overlap(text[max(pos, len(text) - len(lit)) :], lit)
 
 
 def align(lits: tuple[str, ...], text: str) -> Alignment | None:
@@ -101,7 +167,7 @@ def align(lits: tuple[str, ...], text: str) -> Alignment | None:
                 continue
             p = -1
         if p < 0:
-            m = _longest_prefix_end(lit, text[pos:])
+            m = _longest_prefix_end(lit, text, pos)
             gaps[k - 1] = (pos, size - m)
             matched += m
             tail_lits = lits[k + 1 :]

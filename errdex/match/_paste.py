@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import re2
 
-__all__ = ["Frame", "Segment", "clean_lines", "parse_paste"]
+__all__ = ["Frame", "Segment", "clean_lines", "parse_lines", "parse_paste"]
 
 # CSI (colours, cursor moves), OSC (hyperlinks, titles) and the two-byte escapes.
 _ANSI = re2.compile(r"\x1b\[[0-9;:?<=>]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
@@ -83,14 +83,26 @@ class _Line:
     record: str  # the log-record prefix stripped from it, digits removed ("" if none)
 
 
+# What a line must show for each regex above to match at its start: most lines show
+# neither, and skip both calls (a paste of 100,000 short lines is 100,000 lines).
+_PROCESS_STARTS = ("[", ">")
+_RECORD_STARTS = frozenset("DIWECFT[0123456789")
+
+
 def _strip_prefixes(line: str) -> tuple[str, str]:
     record = ""
     for _ in range(6):
-        m = _PROCESS_PREFIX.match(line)
+        if not line:
+            break
+        m = (
+            _PROCESS_PREFIX.match(line)
+            if line.startswith(_PROCESS_STARTS) or "pid=" in line
+            else None
+        )
         if m is not None and m.end() > 0:
             line = line[m.end() :]
             continue
-        m = _RECORD_PREFIX.match(line)
+        m = _RECORD_PREFIX.match(line) if line[0] in _RECORD_STARTS else None
         if m is not None and m.end() > 0:
             record += "".join(c for c in line[: m.end()] if not c.isdigit())
             line = line[m.end() :]
@@ -154,7 +166,7 @@ def exception_head(line: str, *, strict: bool) -> tuple[str, str] | None:
         return (name, "") if _is_dotted_name(name) else None
     colon = line.find(":")
     name = line if colon < 0 else line[:colon]
-    if not _is_dotted_name(name) or (strict and not _looks_like_exception(name)):
+    if (strict and not _looks_like_exception(name)) or not _is_dotted_name(name):
         return None
     if colon < 0:
         return (name, "") if (strict or _looks_like_exception(name) or "." in name) else None
@@ -221,11 +233,16 @@ def parse_paste(text: str) -> list[Segment]:
     A traceback gives one segment per exception of its chain (frames attached); a bare
     message gives one segment, with the class if the text shows one. Never raises.
     """
+    return parse_lines(clean_lines(text))
+
+
+def parse_lines(lines: list[tuple[str, str]]) -> list[Segment]:
+    """parse_paste of the text that clean_lines made `lines` of."""
     b = _Builder()
     in_traceback = False
     base_indent = 0
     loose: list[str] = []
-    for line, record in clean_lines(text):
+    for line, record in lines:
         body = line.strip()
         if record == "-":
             b.close()
