@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 CONSTRAINTS := constraints.txt
 SEED := encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)
 
-.PHONY: run test bench lint typecheck-tests clean
+.PHONY: run test bench lint clean
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,10 +23,6 @@ lint: $(STAMP)
 	$(BIN)/ruff check errdex tests benchmarks
 	$(BIN)/ruff format --check errdex tests benchmarks
 	$(BIN)/mypy
-
-# The tests under the looser mypy profile of pyproject.toml; not yet part of lint.
-typecheck-tests: $(STAMP)
-	$(BIN)/mypy -p tests
 
 # pytest's exit 5 (no test collected) fails unless NO_TESTS_OK is set, as .ci/run sets it.
 test: lint

@@ -163,8 +163,8 @@ def test_answer_is_stored_beside_and_cached(server: ChatServer, store: Store) ->
     enrich_records([record(store)], store, base_url=url(server), model="other")
     assert len(server.requests) == 2
     assert store.enrichment(record(store).id, "tiny") == result.enrichment
-    shown = store.get(record(store).id)
-    assert shown is not None and shown.ai is not None and shown.ai.model == "other"
+    stored = store.get(record(store).id)
+    assert stored is not None and stored.ai is not None and stored.ai.model == "other"
 
 
 def test_retries_server_errors(server: ChatServer, store: Store) -> None:

@@ -478,7 +478,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
 
 def changes_of(store: Store) -> list[tuple[str, str, str]]:
     """(kind, function, message) of each change but the moves, 2.31.0 -> 2.32.3."""
-    out = []
+    out: list[tuple[str, str, str]] = []
     for change in diff(store, "2.31.0", "2.32.3", package="requests"):
         record = change.new or change.old
         assert record is not None

@@ -577,7 +577,8 @@ def test_text_matching_nothing(shop: Matcher) -> None:
 def _lits(rec: Record) -> tuple[str, ...]:
     """The literal parts of a record's template, whitespace-normalized (holes split them)."""
     assert rec.site.message is not None
-    out, buf = [], []
+    out: list[str] = []
+    buf: list[str] = []
     for part in rec.site.message.parts:
         if isinstance(part, Hole):
             out.append(_squash("".join(buf)))
@@ -962,7 +963,8 @@ def _older(records: list[Record], shift: int) -> list[ErrorSite]:
         site = dataclasses.replace(site, location=dataclasses.replace(loc, line=loc.line - shift))
         if (loc.file, loc.line) == MAX_TOKENS:
             assert site.message is not None
-            first = dataclasses.replace(site.message.parts[0], text="max_tokens must be >= 1, got ")
+            first = Text(text="max_tokens must be >= 1, got ")
+            assert isinstance(site.message.parts[0], Text)
             message = dataclasses.replace(site.message, parts=(first, *site.message.parts[1:]))
             site = dataclasses.replace(site, id="0ld0ld0ld0ld0ld0", message=message)
         out.append(site)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from errdex.errors import NetworkError, NotFoundError, SourceError, UnsafeArchiveError
+from errdex.repos import is_github_url
 from errdex.sources import resolve
 from errdex.sources.archive import Limits, extract_archive
 from errdex.sources.cache import materialise
@@ -28,7 +29,6 @@ from errdex.sources.layout import code_paths
 from errdex.sources.metadata import (
     commit_from_version,
     commit_from_version_file,
-    is_github_url,
     normalize_repo_url,
     pick_repo_url,
 )
