@@ -144,3 +144,16 @@ def test_an_exact_match_lists_no_near_misses_unless_asked(db: Path) -> None:
     assert "exact" in plain.stdout and "closest" not in plain.stdout
     asked = errdex("match", "--closest", TRACEBACK, db=db)
     assert "closest (not answers):" in asked.stdout and "pkg/__init__.py:6 in check" in asked.stdout
+
+
+def test_serve_on_a_busy_port_says_so_before_any_url(db: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = errdex("serve", "--port", str(port), db=db)
+    assert done.returncode == 1
+    assert done.stdout == ""  # no URL, no count: nothing is served
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr

@@ -39,13 +39,17 @@ def serve(
 
     store = open_store(db, create=False)
     try:
+        _can_listen(host, port)  # a busy port is said before any URL is printed
         shown = "localhost" if host in ("0.0.0.0", "::") else host
         base = f"http://{shown}:{port}" if ":" not in shown else f"http://[{shown}]:{port}"
-        sites = sum(s.sites for s in store.snapshots())
+        snapshots = store.snapshots()
+        newest = {s.package: s.sites for s in snapshots}  # oldest first: the last stays
+        every = sum(s.sites for s in snapshots)
+        counted = f"{sum(newest.values()):,} errors in the newest version of each package"
+        if every != sum(newest.values()):
+            counted += f" ({every:,} across every indexed version)"
         processes = f", {workers} processes" if workers > 1 else ""
-        out.print(
-            f"errdex: {sites:,} errors at {base}/  (API: {base}/docs{processes}; Ctrl-C stops)"
-        )
+        out.print(f"errdex: {counted} at {base}/  (API: {base}/docs{processes}; Ctrl-C stops)")
         if show:
             url = error_url(store, show, base)
             if url is None:
@@ -66,6 +70,16 @@ def serve(
         log_level="warning",
         **SERVER_OPTIONS,
     )
+
+
+def _can_listen(host: str, port: int) -> None:
+    """Raise OSError if `host`:`port` cannot be bound (taken, or not an address of ours)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
 
 
 @click.command("serve", cls=HelpCommand)
