@@ -224,7 +224,10 @@ def test_openapi_lists_the_api(client: httpx.Client) -> None:
         "/api/packages",
         "/api/packages/{name}/{version}/errors",
     }
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    assert "cdn" not in docs.text.lower() and '<script src="http' not in docs.text
+    assert "/api/errors/{site_id}" in docs.text and 'href="/openapi.json"' in docs.text
 
 
 @pytest.mark.network

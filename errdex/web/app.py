@@ -162,7 +162,7 @@ def create_app(
         version=__version__,
         summary="Every error a Python codebase can raise, explained, and matched back to "
         "its raise.",
-        docs_url="/docs",
+        docs_url=None,  # Swagger UI loads from a CDN: blank offline; /docs is our own page
         redoc_url=None,
     )
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY, timeout=body_timeout)
@@ -254,6 +254,22 @@ def _html_routes(
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def home_page(request: Request) -> HTMLResponse:
         return html(views.home(data, links), request, "no-cache")
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    def docs_page(request: Request) -> HTMLResponse:
+        """The API's endpoints, from the OpenAPI schema, on a page that needs no network."""
+        endpoints = [
+            {"method": method.upper(), "path": path, "summary": op.get("summary") or ""}
+            for path, item in app.openapi()["paths"].items()
+            for method, op in item.items()
+        ]
+        page = Page(
+            template="docs.html",
+            context={"endpoints": endpoints},
+            title="errdex JSON API",
+            description="The endpoints of errdex's JSON API, and its OpenAPI schema.",
+        )
+        return html(page, request)
 
     @app.get("/packages/{name}/{version}", response_class=HTMLResponse, include_in_schema=False)
     def package_page(
