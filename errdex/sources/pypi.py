@@ -209,13 +209,16 @@ def choose(name: str, version: str | None, files: list[dict[str, Any]]) -> Relea
     if wanted is not None:
         matches = [item for item in usable if item[0] == wanted]
         if not matches:
-            near = ", ".join(str(v) for v in sorted(seen)[-5:]) or "none"
-            hint = (
-                "it has only platform-specific wheels, which errdex cannot index"
-                if any(str(entry["filename"]).count(f"-{version}-") for entry in files)
-                else f"latest versions: {near}"
+            if any(str(entry["filename"]).count(f"-{version}-") for entry in files):
+                raise NotFoundError(
+                    f"no sdist or pure-python wheel for {name}=={version}: it has only"
+                    " platform-specific wheels, which errdex cannot index"
+                )
+            releases = sorted(v for v in seen if not v.is_prerelease and not v.is_devrelease)
+            near = ", ".join(str(v) for v in releases[-5:]) or "none"
+            raise NotFoundError(
+                f"{name} has no release {version}; its most recent stable releases: {near}"
             )
-            raise NotFoundError(f"no sdist or pure-python wheel for {name}=={version}: {hint}")
     else:
         stable = [item for item in usable if not item[0].is_prerelease]
         matches = stable or usable
