@@ -3,7 +3,9 @@
 # errdex (click.Choice rejecting a value: BadParameter raised in ParamType.fail).
 # Figures: the first explain in a fresh process (errdex's imports, the map of installed
 # files, the database opened, the site looked up, the message matched), the next
-# explain in the same process, and `errdex run script.py` against `python script.py`.
+# explain in the same process, and `errdex run script.py` against `python script.py`
+# (the floor) and friendly-traceback on the same script (the anchor: another tool that
+# explains an error under its traceback).
 #
 #   python benchmarks/bench_hook.py [--runs N]
 from __future__ import annotations
@@ -94,6 +96,7 @@ def main() -> None:
             {**env, "ERRDEX_DISABLE": "1"},
             opts.runs,
         )
+        friendly = _wall([sys.executable, "-m", "friendly_traceback", str(script)], env, opts.runs)
     ms = 1000
     print("| what (medians) | time |")
     print("|---|---|")
@@ -103,6 +106,15 @@ def main() -> None:
     print(f"| `python script.py` (uncaught error) | {plain * ms:.0f} ms |")
     print(f"| `errdex run script.py`, ERRDEX_DISABLE=1 | {off * ms:.0f} ms |")
     print(f"| `errdex run script.py` | {hooked * ms:.0f} ms |")
+    print(f"| anchor: `python -m friendly_traceback script.py` | {friendly * ms:.0f} ms |")
+    added, theirs = hooked - plain, friendly - plain
+    print(
+        f"| added over the plain traceback: errdex / friendly-traceback | {added * ms:.0f} ms"
+        f" / {theirs * ms:.0f} ms (ratio {added / theirs:.2f}) |"
+        if theirs > 0
+        else f"| added over the plain traceback: errdex | {added * ms:.0f} ms |"
+    )
+    print(f"\ntarget: errdex adds <= 100 ms ({'met' if added <= 0.1 else 'MISSED'})")
 
 
 if __name__ == "__main__":
