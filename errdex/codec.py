@@ -47,11 +47,12 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def dumps_array(values: Iterable[Any]) -> Iterator[str]:
-    """The text of `dumps(list(values))`, in pieces, without holding the list."""
+def join_array(texts: Iterable[str]) -> Iterator[str]:
+    """`dumps` of a list whose items are given as their JSON text (as `dumps` writes one,
+    without the newline), in pieces, without holding the list."""
     yield "["
-    for number, value in enumerate(values):
-        yield ("," if number else "") + json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for number, text in enumerate(texts):
+        yield ("," if number else "") + text
     yield "]\n"
 
 

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import errdex
+from errdex import codec
 from errdex.cli import app
 from errdex.index import index_source
 from errdex.store import Store, open_store
@@ -132,3 +133,8 @@ def test_one_record_is_byte_identical_on_every_surface(
             if record.id in unique:
                 by_message = runner.invoke(app, ["show", unique[record.id], "--json", "--db", db])
                 assert by_message.stdout_bytes == by_id.stdout_bytes, record.id
+    # every record at once, streamed as stored, says the same as codec says of each
+    listed = runner.invoke(app, ["list", "--json", "--package", "click", "--db", db])
+    assert listed.exit_code == 0, listed.output
+    expected = "[" + ",".join(codec.dumps(codec.record_to_json(r))[:-1] for r in records) + "]\n"
+    assert listed.stdout == expected

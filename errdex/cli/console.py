@@ -187,9 +187,9 @@ def write_json(value: Any) -> None:
     sys.stdout.flush()
 
 
-def write_json_array(values: Iterable[Any]) -> None:
-    """Print the JSON array of `values` as it comes, the same text as write_json(list)."""
-    for piece in codec.dumps_array(values):
+def write_json_text_array(texts: Iterable[str]) -> None:
+    """Print a JSON array of values given as their JSON text (codec's), as they come."""
+    for piece in codec.join_array(texts):
         sys.stdout.write(piece)
     sys.stdout.flush()
 

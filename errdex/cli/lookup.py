@@ -1,6 +1,7 @@
 # `errdex list` and `errdex show`: the indexed errors, as a table or one whole record.
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -20,7 +21,7 @@ from errdex.cli.console import (
     printable,
     store_at,
     write_json,
-    write_json_array,
+    write_json_text_array,
 )
 from errdex.model import ErrorSite, Record
 from errdex.store import Store, find_error
@@ -46,13 +47,15 @@ def list_errors(
     """List indexed errors."""
     with errors_explained(), store_at(db) as store:
         _check_indexed(store, package, version)
-        found = store.iter_records(
-            package=package, version=version, exception=exception, file_glob=file, limit=limit
-        )
-        if as_json:  # streamed: a record is written as soon as it is read
-            write_json_array(codec.record_to_json(r) for r in found)
+        filters = (package, version, exception, file, limit)
+        if as_json:  # streamed as stored: codec's text, not parsed and written again
+            write_json_text_array(_json_texts(store, *filters))
             return
-        records = list(found)
+        records = list(
+            store.iter_records(
+                package=package, version=version, exception=exception, file_glob=file, limit=limit
+            )
+        )
     if not records:
         shown = [f"--{k} {v}" for k, v in (("exception", exception), ("file", file)) if v]
         scope = f"{package} {version or ''}".strip() if package else "the indexed packages"
@@ -86,6 +89,19 @@ def list_errors(
             escape(" ".join(site.message.text.split()) if site.message else "(no message)"),
         )
     out.print(table)
+
+
+def _json_texts(
+    store: Store,
+    package: str | None,
+    version: str | None,
+    exception: str | None,
+    file: str | None,
+    limit: int | None,
+) -> Iterator[str]:
+    return store.iter_records_json(
+        package=package, version=version, exception=exception, file_glob=file, limit=limit
+    )
 
 
 def _check_indexed(store: Store, package: str | None, version: str | None) -> None:

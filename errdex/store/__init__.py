@@ -106,6 +106,19 @@ class Store(Protocol):
         """Yield what list_records returns, one record at a time."""
         ...
 
+    def iter_records_json(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+    ) -> Iterator[str]:
+        """The JSON text of what iter_records yields, as codec wrote it when stored: for
+        streaming every record without parsing and writing it again."""
+        ...
+
     def find_by_message(self, text: str) -> list[Record]:
         """Return records whose message is exactly `text`."""
         ...

@@ -166,7 +166,7 @@ def _site_row(
         text,
         literal,
         None if site.explanation is None else site.explanation.title,
-        json.dumps(codec.site_to_json(site, snapshot), ensure_ascii=False, separators=(",", ":")),
+        codec.dumps(codec.site_to_json(site, snapshot)).rstrip("\n"),
         *_match_index.site_columns(site, template_id),
     )
 
@@ -626,6 +626,32 @@ class SqliteStore:
             while batch := cur.fetchmany(_FETCH):
                 for row in batch:
                     yield _record(row[0])
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+
+    def iter_records_json(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+    ) -> Iterator[str]:
+        """Yield the JSON text of what iter_records yields, as codec wrote it when the
+        snapshot was stored (codec.record_to_json of the same record says the same)."""
+        where = self._where(package, version, exception, file_glob)
+        if where is None:
+            return
+        sql, params = where
+        try:
+            cur = self._conn().execute(
+                f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ?",
+                [*params, -1 if limit is None else limit],
+            )
+            while batch := cur.fetchmany(_FETCH):
+                for row in batch:
+                    yield row[0]
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
 
