@@ -18,6 +18,7 @@ BENCHMARKS = [
     "bench_web",
     "bench_cli",
     "bench_load",
+    "bench_hook",
 ]
 
 if __name__ == "__main__":
