@@ -262,3 +262,79 @@ def test_the_quick_commands_import_no_web_library(tmp_path: Path, argv: list[str
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
     )
     assert done.stdout.strip().splitlines()[-1] == "HEAVY:"
+
+
+def tree(root: Path, tag: str, count: int) -> Path:
+    """A package named pkg whose every raise says `tag` (so a mix is visible)."""
+    body = "\n".join(
+        f"def f{i}(x):\n    if x == {i}:\n        raise ValueError('{tag} case {i} refused')\n"
+        for i in range(count)
+    )
+    write_tree(root / "pkg", {"pkg/__init__.py": body})
+    return root / "pkg"
+
+
+FLIPPER = """
+import sys
+from errdex.index import index_source
+from errdex.store import open_store
+
+db, first, second, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+with open_store(db) as store:
+    for n in range(rounds):
+        index_source(first if n % 2 else second, store, use_cache=False, force=True)
+"""
+
+
+def snapshot_tags(db: Path) -> set[str]:
+    with open_store(db, create=False) as store:
+        return {r.site.message.text.split()[0] for r in store.list_records() if r.site.message}
+
+
+def test_readers_during_writes_see_the_old_or_the_new_snapshot(tmp_path: Path) -> None:
+    db = tmp_path / "errdex.sqlite"
+    old, new = tree(tmp_path / "a", "old", 40), tree(tmp_path / "b", "new", 60)
+    with open_store(db) as store:
+        index_source(str(old), store, use_cache=False)
+    script = tmp_path / "flipper.py"
+    script.write_text(FLIPPER)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    writer = subprocess.Popen(
+        [sys.executable, str(script), str(db), str(old), str(new), "6"], env=env
+    )
+    seen: set[frozenset[str]] = set()
+    with open_store(db, create=False) as reader:
+        while writer.poll() is None:
+            with reader.reading():  # the listing and the match see one state
+                records = reader.list_records()
+                found = Matcher(reader).match("ValueError: old case 7 refused")
+            tags = frozenset(r.site.message.text.split()[0] for r in records if r.site.message)
+            assert tags in ({"old"}, {"new"}), tags  # one whole snapshot, never a mix
+            assert len(records) == (40 if tags == {"old"} else 60)
+            assert bool(found.matches) == (tags == {"old"})  # the match agrees
+            seen.add(tags)
+    assert writer.returncode == 0
+    consistent(db)
+    assert seen  # the reader ran while the writer wrote
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.15, 0.3, 0.6, 1.0])
+def test_kill_9_at_any_point_leaves_one_whole_snapshot(tmp_path: Path, delay: float) -> None:
+    db = tmp_path / "errdex.sqlite"
+    old, new = tree(tmp_path / "a", "old", 40), tree(tmp_path / "b", "new", 300)
+    with open_store(db) as store:
+        index_source(str(old), store, use_cache=False)
+    script = tmp_path / "flipper.py"
+    script.write_text(FLIPPER)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    writer = subprocess.Popen(
+        [sys.executable, str(script), str(db), str(old), str(new), "1"], env=env
+    )
+    try:
+        time.sleep(delay)
+    finally:
+        if writer.poll() is None:
+            os.kill(writer.pid, signal.SIGKILL)
+        writer.wait(60)
+    assert snapshot_tags(db) in ({"old"}, {"new"})
+    consistent(db)

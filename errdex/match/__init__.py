@@ -184,7 +184,9 @@ class Matcher:
         # first appears, with the rank of its last appearance: what judging every copy in
         # turn would leave, since a later copy's candidates outrank an earlier one's.
         last_seen = {_segment_key(s): order for order, s in enumerate(segments)}
-        with self._lock:
+        with self._lock, self._store.reading():  # one state of the store for the query
+            if self._store.generation() != self._index.generation:  # written meanwhile
+                self._index = Index(self._store, package=self._package)
             for segment in segments:
                 order = last_seen.pop(_segment_key(segment), None)
                 if order is None:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
@@ -171,6 +172,10 @@ class Store(Protocol):
 
     def generation(self) -> int:
         """A number that grows whenever a snapshot is written or replaced."""
+        ...
+
+    def reading(self) -> AbstractContextManager[None]:
+        """A block whose reads (of this thread) all see one state of the database."""
         ...
 
     def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:

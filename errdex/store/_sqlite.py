@@ -355,6 +355,24 @@ class SqliteStore:
             )
 
     @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every read of this thread inside the block sees one state of the database,
+        whatever another process writes meanwhile (a read transaction; nests)."""
+        conn = self._conn()
+        if conn.in_transaction:
+            yield
+            return
+        try:
+            conn.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    @contextlib.contextmanager
     def _transaction(self, conn: sqlite3.Connection) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, KeyboardInterrupt too."""
         try:
