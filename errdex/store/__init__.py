@@ -115,6 +115,7 @@ class Store(Protocol):
         exception: str | None = None,
         file_glob: str | None = None,
         limit: int | None = None,
+        offset: int = 0,
     ) -> Iterator[str]:
         """The JSON text of what iter_records yields, as codec wrote it when stored: for
         streaming every record without parsing and writing it again."""

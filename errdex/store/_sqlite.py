@@ -632,20 +632,15 @@ class SqliteStore:
         offset: int = 0,
     ) -> Iterator[Record]:
         """Yield the records list_records returns, a batch at a time from the database."""
-        where = self._where(package, version, exception, file_glob)
-        if where is None:
-            return
-        sql, params = where
-        try:
-            cur = self._conn().execute(
-                f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ? OFFSET ?",
-                [*params, -1 if limit is None else limit, offset],
-            )
-            while batch := cur.fetchmany(_FETCH):
-                for row in batch:
-                    yield _record(row[0])
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot read {self.path}: {exc}") from exc
+        for text in self.iter_records_json(
+            package=package,
+            version=version,
+            exception=exception,
+            file_glob=file_glob,
+            limit=limit,
+            offset=offset,
+        ):
+            yield _record(text)
 
     def iter_records_json(
         self,
@@ -655,6 +650,7 @@ class SqliteStore:
         exception: str | None = None,
         file_glob: str | None = None,
         limit: int | None = None,
+        offset: int = 0,
     ) -> Iterator[str]:
         """Yield the JSON text of what iter_records yields, as codec wrote it when the
         snapshot was stored (codec.record_to_json of the same record says the same)."""
@@ -664,8 +660,8 @@ class SqliteStore:
         sql, params = where
         try:
             cur = self._conn().execute(
-                f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ?",
-                [*params, -1 if limit is None else limit],
+                f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ? OFFSET ?",
+                [*params, -1 if limit is None else limit, offset],
             )
             while batch := cur.fetchmany(_FETCH):
                 for row in batch:
