@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from errdex import sources
@@ -15,6 +14,7 @@ from errdex.errors import NotFoundError, PathOutsideTree, SourceError
 from errdex.extract import EXTRACTOR_VERSION, extract, scan
 from errdex.extract.cache import FactsCache, NoCache, code_version
 from errdex.model import IndexResult, Snapshot
+from errdex.names import canonical as canonicalize_name
 from errdex.sources.cache import cache_root
 from errdex.store import Store
 from errdex.store.facts import SqliteFactsCache

@@ -30,6 +30,7 @@ STAGES = [
         "errdex.repos",
         "errdex.codec",
         "errdex.text",
+        "errdex.names",
     },
     {"errdex.sources"},
     {"errdex.extract"},

@@ -5,7 +5,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
-from packaging.utils import canonicalize_name
 
 from errdex import codec
 from errdex.cli.console import (
@@ -24,6 +23,7 @@ from errdex.cli.console import (
     write_json_text_array,
 )
 from errdex.model import ErrorSite, Record
+from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, find_error
 
 

@@ -5,7 +5,6 @@ import sys
 from pathlib import Path
 
 import click
-from packaging.utils import canonicalize_name
 
 from errdex import codec
 from errdex.cli.console import (
@@ -20,6 +19,7 @@ from errdex.cli.console import (
     write_json,
 )
 from errdex.model import Match, MatchResult
+from errdex.names import canonical as canonicalize_name
 
 MAX_SHOWN_VALUE = 60
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from packaging.utils import canonicalize_name
 
 from errdex import codec
 from errdex.cli.console import (
@@ -22,6 +21,7 @@ from errdex.cli.console import (
 )
 from errdex.errors import ErrorNotFound
 from errdex.model import Message
+from errdex.names import canonical as canonicalize_name
 from errdex.store import Store
 
 

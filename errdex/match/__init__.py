@@ -10,13 +10,12 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.utils import canonicalize_name
-
 from errdex.errors import InputTooLarge
 from errdex.match._align import ELISIONS, Alignment, align, normalize
 from errdex.match._index import Index, Occurrence, Site, Template, short_exception
 from errdex.match._paste import Frame, Segment, clean_lines, embedded_segment, parse_lines
 from errdex.model import Match, MatchResult
+from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, version_key
 
 __all__ = ["MAX_INPUT_BYTES", "Match", "MatchResult", "Matcher"]

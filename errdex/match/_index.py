@@ -9,9 +9,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from packaging.utils import canonicalize_name
-
 from errdex.model import IndexedSite
+from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, version_key
 from errdex.text import features
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
 from packaging.version import InvalidVersion, Version
 
 VersionKey = tuple[int, Version | None, str]
@@ -33,4 +32,6 @@ def default_location() -> str:
     env = os.environ.get("ERRDEX_DB")
     if env:
         return env
+    import platformdirs  # only when no database is named: its import is not free
+
     return str(Path(platformdirs.user_data_dir("errdex")) / "errdex.sqlite")

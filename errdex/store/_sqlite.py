@@ -16,8 +16,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from packaging.utils import canonicalize_name
-
 from errdex import codec
 from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
@@ -32,6 +30,7 @@ from errdex.model import (
     Snapshot,
     StoredSnapshot,
 )
+from errdex.names import canonical as canonicalize_name
 from errdex.store import _match_index
 from errdex.store._common import sort_versions, version_key
 
