@@ -150,7 +150,7 @@ class Index:
     def _norms_of(self, template_ids: list[int]) -> dict[int, float]:
         missing = [tid for tid in template_ids if tid not in self._norms]
         if missing:
-            for tid, mass in self.store.template_masses(missing).items():
+            for tid, mass in self.store.template_masses(missing, self.total).items():
                 self._norms[tid] = 1.0 / math.sqrt(mass) if mass > 0 else 0.0
         return {tid: self._norms[tid] for tid in template_ids}
 

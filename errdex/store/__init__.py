@@ -156,7 +156,7 @@ class Store(Protocol):
         """The ids of the templates that hold each of `keys`."""
         ...
 
-    def template_masses(self, template_ids: Collection[int]) -> dict[int, float]:
+    def template_masses(self, template_ids: Collection[int], total: int) -> dict[int, float]:
         """Each template's summed key rarity (idf), which normalizes its text score."""
         ...
 

@@ -804,9 +804,9 @@ class SqliteStore:
         """The ids of the templates that hold each of `keys`."""
         return self._index_query(_match_index.postings, keys)
 
-    def template_masses(self, template_ids: Collection[int]) -> dict[int, float]:
-        """Each template's summed key rarity (idf), which normalizes its text score."""
-        total = self.template_count()
+    def template_masses(self, template_ids: Collection[int], total: int) -> dict[int, float]:
+        """Each template's summed key rarity (idf over `total` templates, the count the
+        caller's scores use), which normalizes its text score."""
         return self._index_query(_match_index.masses, template_ids, total)
 
     def indexed_sites(
