@@ -264,6 +264,31 @@ def test_the_quick_commands_import_no_web_library(tmp_path: Path, argv: list[str
     assert done.stdout.strip().splitlines()[-1] == "HEAVY:"
 
 
+def test_show_and_match_into_a_pipe_never_import_rich(tmp_path: Path) -> None:
+    db = tmp_path / "errdex.sqlite"
+    with open_store(db) as store:
+        index_source(str(tree(tmp_path, "piped", 3)), store, use_cache=False)
+        records = store.iter_records()
+        [site_id] = [r.id for r in records if r.site.message and "case 1 " in r.site.message.text]
+    for argv in (["show", site_id], ["match", "piped case 2 refused"], ["list", "--json"]):
+        probe = textwrap.dedent(
+            f"""
+            import sys
+            from errdex.cli import app
+            try:
+                app({argv!r}, standalone_mode=False)
+            finally:
+                print("\\nRICH:" + ",".join(sorted(m for m in sys.modules if m.startswith("rich"))))
+            """
+        )
+        env = {**os.environ, "ERRDEX_DB": str(db)}
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+        )
+        assert "refused" in done.stdout, argv
+        assert done.stdout.strip().splitlines()[-1] == "RICH:", argv
+
+
 def tree(root: Path, tag: str, count: int) -> Path:
     """A package named pkg whose every raise says `tag` (so a mix is visible)."""
     body = "\n".join(

@@ -57,6 +57,23 @@ class _Console:
         stream = sys.stderr if self._stderr else sys.stdout
         return stream.isatty()
 
+    def say(self, *parts: str | tuple[str, str]) -> None:
+        """One line of `parts`, each plain text or (text, rich style): styled on a
+        terminal, plain in a pipe, where rich is not imported. No markup is read, and
+        every part is made printable."""
+        if not self.is_terminal:
+            stream = sys.stderr if self._stderr else sys.stdout
+            texts = (part if isinstance(part, str) else part[0] for part in parts)
+            stream.write(printable("".join(texts)) + "\n")
+            return
+        from rich.text import Text
+
+        pieces = [
+            printable(part) if isinstance(part, str) else (printable(part[0]), part[1])
+            for part in parts
+        ]
+        self.rich().print(Text.assemble(*pieces))
+
 
 out = _Console(stderr=False)
 err = _Console(stderr=True)

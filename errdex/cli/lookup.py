@@ -147,66 +147,71 @@ def print_record(record: Record) -> None:
     """The whole record, section by section, as `errdex show` prints it."""
     site = record.site
     exc = site.exception
-    out.print(
-        f"[bold]{escape(exc.name)}[/] ({escape(exc.qualname)})  "
-        f"{escape(record.package)} {escape(record.version)}  id {site.id}"
+    out.say(
+        (exc.name, "bold"),
+        f" ({exc.qualname})  {record.package} {record.version}  id {site.id}",
     )
     if site.explanation is not None:
-        out.print(f"[bold]{escape(site.explanation.title)}[/]")
-    out.print(escape(site.message.text) if site.message else "(no message)")
+        out.say((site.explanation.title, "bold"))
+    out.say(site.message.text if site.message else "(no message)")
     _print_explanation(site)
     loc = site.location
-    out.print(f"\n[bold]Raised at[/] {escape(loc.file)}:{loc.line} in {escape(loc.function)}")
+    _heading("Raised at", f" {loc.file}:{loc.line} in {loc.function}")
     url = codec.source_url(record.repo_url, record.commit, loc.file, loc.line)
     if url:
-        out.print(escape(url))
+        out.say(url)
     _print_conditions(site)
     if record.ai is not None:
         ai = record.ai
-        out.print(f"\n[bold]AI note[/] [dim]({escape(ai.model)}, {escape(ai.created)})[/]")
-        out.print(escape(ai.text))
-    out.print("\n[bold]Source[/]")
+        _heading("AI note", " ", (f"({ai.model}, {ai.created})", "dim"))
+        out.say(ai.text)
+    _heading("Source")
     for number, line in enumerate(site.snippet.lines, start=site.snippet.start_line):
         mark = ">" if loc.line <= number <= loc.end_line else " "
-        out.print(f"{mark}{number:>6}  {escape(line)}")
+        out.say(f"{mark}{number:>6}  {line}")
+
+
+def _heading(title: str, *rest: str | tuple[str, str]) -> None:
+    out.say("")
+    out.say((title, "bold"), *rest)
 
 
 def _print_explanation(site: ErrorSite) -> None:
     body = site.explanation
     if body is None:
         return
-    out.print(f"\n[bold]What it means[/]\n{escape(body.what_it_means)}")
-    out.print(f"\n[bold]When it happens[/]\n{escape(body.when_it_happens)}")
+    _heading("What it means")
+    out.say(body.what_it_means)
+    _heading("When it happens")
+    out.say(body.when_it_happens)
     if body.solutions:
-        out.print("\n[bold]Solutions[/]")
+        _heading("Solutions")
         for number, solution in enumerate(body.solutions, start=1):
-            out.print(f"  {number}. {escape(solution)}")
+            out.say(f"  {number}. {solution}")
     if body.common_situations:
-        out.print("\n[bold]Common situations[/]")
+        _heading("Common situations")
         for situation in body.common_situations:
-            out.print(f"  - {escape(situation)}")
+            out.say(f"  - {situation}")
     if body.tests:
-        out.print("\n[bold]Tests that raise it[/]")
+        _heading("Tests that raise it")
         for test in body.tests:
-            out.print(f"  {escape(test.file)}:{test.line} {escape(test.name)}")
+            out.say(f"  {test.file}:{test.line} {test.name}")
 
 
 def _print_conditions(site: ErrorSite) -> None:
     if site.guard:
-        out.print("\n[bold]When[/]")
+        _heading("When")
         for guard in site.guard:
             text = f"not ({guard.test})" if guard.negated else guard.test
-            out.print(f"  {guard.kind:<10} {escape(text)}  [dim](line {guard.line})[/]")
+            out.say(f"  {guard.kind:<10} {text}  ", (f"(line {guard.line})", "dim"))
     if site.inputs:
-        out.print("\n[bold]Inputs[/]")
+        _heading("Inputs")
         for item in site.inputs:
             typed = f": {item.type}" if item.type else ""
             default = f" = {item.default}" if item.default is not None else ""
-            out.print(
-                f"  {escape(item.expr)}{escape(typed)}{escape(default)}  [dim]({item.kind})[/]"
-            )
+            out.say(f"  {item.expr}{typed}{default}  ", (f"({item.kind})", "dim"))
             if item.doc:
-                out.print(f"      {escape(_short(item.doc, 160))}")
+                out.say(f"      {_short(item.doc, 160)}")
 
 
 def _short(text: str, limit: int = 90) -> str:
