@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from errdex import codec
 from errdex.errors import (
     AmbiguousMessage,
     ErrdexError,
@@ -25,10 +24,13 @@ from errdex.errors import (
     StoreError,
     UnsafeArchiveError,
 )
-from errdex.store import Store, open_store
 
+# The store and the codec (and through them the records) load with the first command
+# that reads a db or writes JSON: `errdex --version` and `--help` pay for click alone.
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from errdex.store import Store
 
 
 class _Console:
@@ -200,12 +202,16 @@ def kind_of(exc: ErrdexError) -> str:
 
 def write_json(value: Any) -> None:
     """Print `value` as JSON on standard output, exactly as codec.dumps writes it."""
+    from errdex import codec
+
     sys.stdout.write(codec.dumps(value))
     sys.stdout.flush()
 
 
 def write_json_text_array(texts: Iterable[str]) -> None:
     """Print a JSON array of values given as their JSON text (codec's), as they come."""
+    from errdex import codec
+
     for piece in codec.join_array(texts):
         sys.stdout.write(piece)
     sys.stdout.flush()
@@ -214,6 +220,8 @@ def write_json_text_array(texts: Iterable[str]) -> None:
 def store_at(db: Path | None, *, create: bool = False) -> Store:
     """The store of --db (else $ERRDEX_DB, else the default); only `errdex index` makes
     one that does not exist."""
+    from errdex.store import open_store
+
     return open_store(db, create=create)
 
 
