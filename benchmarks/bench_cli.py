@@ -33,7 +33,7 @@ from benchmarks.bench_match import (
     _percentile,
     _render,
 )
-from benchmarks.common import BIN, median, save, table, timed
+from benchmarks.common import BIN, as_installed, median, save, table, timed
 from errdex import codec, sources
 from errdex.index import index_source
 from errdex.match import Matcher
@@ -398,6 +398,7 @@ def _report(b: dict[str, Any], s: dict[str, Any], runs: int, load: tuple[float, 
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--db", default=str(cache_root() / "bench-cli.sqlite"))
     parser.add_argument("--small-db", default=str(cache_root() / "bench-cli-small.sqlite"))

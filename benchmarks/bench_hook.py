@@ -7,7 +7,7 @@
 # (the floor) and friendly-traceback on the same script (the anchor: another tool that
 # explains an error under its traceback).
 #
-#   python benchmarks/bench_hook.py [--runs N]
+#   python -m benchmarks.bench_hook [--runs N]
 from __future__ import annotations
 
 import argparse
@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.common import as_installed
 from errdex.index import index_source
 from errdex.store import open_store
 
@@ -42,9 +43,9 @@ import errdex.hook
 text = errdex.hook.explain(first)
 t1 = time.perf_counter()
 assert text, "no section"
-from errdex.hook import _core
+from errdex.hook import _core, _dists
+_dists.forget()
 t2 = time.perf_counter()
-_core._entry_maps.clear()
 _core._owner(__import__("click").__file__)
 t3 = time.perf_counter()
 warm = []
@@ -70,6 +71,7 @@ def _wall(args: list[str], env: dict[str, str], runs: int) -> float:
 
 
 def main() -> None:
+    as_installed()
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
     opts, _ = parser.parse_known_args()
@@ -101,7 +103,7 @@ def main() -> None:
     print("| what (medians) | time |")
     print("|---|---|")
     print(f"| first explain in a fresh process | {statistics.median(firsts) * ms:.1f} ms |")
-    print(f"| of which: map of installed files | {statistics.median(maps) * ms:.1f} ms |")
+    print(f"| of which: the owner of click's file found | {statistics.median(maps) * ms:.1f} ms |")
     print(f"| next explain, same process | {statistics.median(warms) * ms:.2f} ms |")
     print(f"| `python script.py` (uncaught error) | {plain * ms:.0f} ms |")
     print(f"| `errdex run script.py`, ERRDEX_DISABLE=1 | {off * ms:.0f} ms |")

@@ -42,6 +42,17 @@ def timed(
     return seconds, int(done.stderr.strip().splitlines()[-1])
 
 
+def as_installed() -> None:
+    """Write errdex's bytecode, as `pip install` does. An editable checkout run with
+    PYTHONDONTWRITEBYTECODE (as on our CI machines) would otherwise compile every module
+    of errdex from source at each start, which no installed copy does."""
+    import compileall
+
+    import errdex
+
+    compileall.compile_dir(Path(errdex.__file__).parent, quiet=1)
+
+
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 

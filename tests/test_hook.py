@@ -473,3 +473,39 @@ def test_an_indexed_file_is_the_installed_one_by_suffix() -> None:
     assert _core._suffix(f"{site}/pkg/a.py", "src/pkg/a.py")  # an sdist's src/ layout
     assert not _core._suffix(f"{site}/otherpkg/a.py", "pkg/a.py")
     assert not _core._suffix(f"{site}/pkg/a.py", "pkg/b.py")
+
+
+def test_the_owner_of_a_file_is_read_from_the_metadata_folders_of_its_entry(
+    tmp_path: Path,
+) -> None:
+    from errdex.hook import _dists
+
+    site = tmp_path / "site"
+    files = {
+        "zope/interface/declarations.py": "",
+        "zope.interface-5.5.dist-info/METADATA": "Name: zope.interface\nVersion: 5.5\n\nBody",
+        "zope.interface-5.5.dist-info/RECORD": "zope/interface/declarations.py,sha256=x,1\n",
+        "boxes/__init__.py": "",
+        "boxes-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: Boxes\nVersion: 1.0\n",
+        "boxes-1.0.dist-info/RECORD": '"boxes/__init__.py",,\nboxes-1.0.dist-info/RECORD,,\n',
+        "old/__init__.py": "",
+        "old.egg-info/PKG-INFO": "Name: old\nVersion: 0.1\n",
+        "old.egg-info/SOURCES.txt": "old/__init__.py\nsetup.py\n",
+        "broken-2.0.dist-info/METADATA": "no headers here",
+        "loose.py": "",
+    }
+    for name, text in files.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    _dists.forget()
+    entry = str(site)
+    assert _dists.owner_in(entry, str(site / "boxes/__init__.py")) == ("Boxes", "1.0")
+    # named unlike its top folder: found by reading every RECORD
+    assert _dists.owner_in(entry, str(site / "zope/interface/declarations.py")) == (
+        "zope.interface",
+        "5.5",
+    )
+    # an egg without RECORD: its SOURCES.txt, as importlib.metadata reads it
+    assert _dists.owner_in(entry, str(site / "old/__init__.py")) == ("old", "0.1")
+    assert _dists.owner_in(entry, str(site / "loose.py")) is None
+    assert _dists.owner_in(str(tmp_path / "missing"), str(tmp_path / "missing/x.py")) is None

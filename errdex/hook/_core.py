@@ -12,13 +12,13 @@ import sys
 import sysconfig
 import threading
 from dataclasses import dataclass
-from importlib import metadata as importlib_metadata
 from pathlib import Path
 from types import FrameType, TracebackType
 
-from errdex.hook import _values
+from errdex.hook import _dists, _values
 from errdex.match import Matcher
 from errdex.model import IndexedSite, Record
+from errdex.names import canonical
 from errdex.store import Store, default_location, open_store
 
 MAX_LINES = 20  # of one error's section
@@ -144,7 +144,7 @@ def _owner(path: str) -> tuple[str, str] | None:
     for candidate in dict.fromkeys((normal, os.path.realpath(normal))):
         for entry in _entries():
             if candidate.startswith(entry + os.sep):
-                found = _entry_map(entry).get(candidate)
+                found = _dists.owner_in(entry, candidate)
                 if found is not None:
                     return found
     return None
@@ -160,57 +160,6 @@ def _entries() -> list[str]:
 def _site_dirs() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     return tuple(os.path.normpath(paths[k]) + os.sep for k in ("purelib", "platlib") if k in paths)
-
-
-_entry_maps: dict[str, dict[str, tuple[str, str]]] = {}
-
-
-def _entry_map(entry: str) -> dict[str, tuple[str, str]]:
-    """Installed .py file -> (name, version), for the distributions installed in `entry`
-    (a sys.path directory), from their RECORD (or, for an egg, their file list). Read
-    once per process: RECORD and METADATA's first lines, no email parsing."""
-    with _lock:
-        found = _entry_maps.get(entry)
-        if found is not None:
-            return found
-        owners: dict[str, tuple[str, str]] = {}
-        try:
-            dists = list(importlib_metadata.distributions(path=[entry]))
-        except Exception:  # an unreadable directory: it owns nothing
-            dists = []
-        for dist in dists:
-            try:
-                _add_files(dist, owners)
-            except Exception:  # a broken dist-info: not ours to judge
-                continue
-        _entry_maps[entry] = owners
-        return owners
-
-
-def _add_files(dist: importlib_metadata.Distribution, owners: dict[str, tuple[str, str]]) -> None:
-    head = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
-    name = version = ""
-    for line in head.splitlines():
-        if not line.strip():
-            break  # the headers end at the first blank line
-        key, _, value = line.partition(":")
-        if key.lower() == "name" and not name:
-            name = value.strip()
-        elif key.lower() == "version" and not version:
-            version = value.strip()
-    if not name or not version:
-        return
-    base = str(dist.locate_file(""))
-    record = dist.read_text("RECORD")
-    if record is not None:
-        files = [line.rsplit(",", 2)[0] for line in record.splitlines() if line]
-    else:
-        files = [str(f) for f in dist.files or ()]
-    for text in files:
-        if text.endswith(".py"):
-            text = text.strip('"')
-            full = os.path.normpath(os.path.join(base, text))
-            owners.setdefault(full, (name, version))
 
 
 # -- the indexed site --------------------------------------------------------------------
@@ -237,9 +186,7 @@ def _has_snapshot(location: str, package: str, version: str) -> bool:
 
 def _ensure_indexed(location: str, name: str, version: str) -> bool:
     """Index installed:NAME into the db once, if it holds no snapshot of this version."""
-    from packaging.utils import canonicalize_name
-
-    package = canonicalize_name(name)
+    package = canonical(name)
     if _has_snapshot(location, package, version):
         return True
     with _lock:
@@ -261,9 +208,7 @@ def _site(
 ) -> Record | None:
     if not _ensure_indexed(location, name, version):
         return None
-    from packaging.utils import canonicalize_name
-
-    package = canonicalize_name(name)
+    package = canonical(name)
     store = _store(location, create=False)
     normal = os.path.normpath(path).replace(os.sep, "/")
     rows = [
