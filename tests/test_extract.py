@@ -233,6 +233,27 @@ def test_method_helper_through_self() -> None:
     assert helper[0].location.function == "Registry.get"
 
 
+def test_method_helper_of_a_generic_base_class() -> None:
+    # click's `class Choice(ParamType[V], t.Generic[V])` calling ParamType.fail
+    sites = index_snippet("""
+        import typing as t
+
+        V = t.TypeVar("V")
+
+        class ParamType(t.Generic[V]):
+            def fail(self, message, param=None):
+                raise ValueError(message)
+
+        class Choice(ParamType[V], t.Generic[V]):
+            def convert(self, value, param):
+                if value not in self.choices:
+                    self.fail(f"{value!r} is not a choice", param)
+    """)
+    [helper] = [s for s in sites if s.kind == "helper"]
+    assert helper.message is not None and helper.message.text == "{value!r} is not a choice"
+    assert helper.location.function == "Choice.convert"
+
+
 # -- guards -------------------------------------------------------------------------------
 
 

@@ -101,6 +101,11 @@ def dotted(node: ast.expr) -> str:
     return ast.unparse(node)
 
 
+def _unsubscripted(base: ast.expr) -> ast.expr:
+    """A base class without its type arguments: `ParamType[V]` is `ParamType`."""
+    return base.value if isinstance(base, ast.Subscript) else base
+
+
 def _union(
     a: dict[str, tuple[Variant, ...]], b: dict[str, tuple[Variant, ...]]
 ) -> dict[str, tuple[Variant, ...]]:
@@ -272,7 +277,7 @@ class FileVisitor:
         self.classes.append(
             ClassFact(
                 qualname=qualname,
-                bases=tuple(dotted(b) for b in node.bases),
+                bases=tuple(dotted(_unsubscripted(b)) for b in node.bases),
                 line=node.lineno,
                 members=tuple(members),
                 init_params=init_params,
