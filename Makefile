@@ -20,8 +20,8 @@ run: $(STAMP)
 	$(BIN)/errdex serve --host 127.0.0.1 --port 8000 --show "$(SEED)"
 
 lint: $(STAMP)
-	$(BIN)/ruff check errdex tests benchmarks
-	$(BIN)/ruff format --check errdex tests benchmarks
+	$(BIN)/ruff check errdex tests benchmarks docs
+	$(BIN)/ruff format --check errdex tests benchmarks docs
 	$(BIN)/mypy
 
 # pytest's exit 5 (no test collected) fails unless NO_TESTS_OK is set, as .ci/run sets it.

@@ -89,7 +89,7 @@ mypkg.Box(-3).check()
 """
 
 
-def _wheel(src: Path, out: Path) -> Path:
+def build_wheel(src: Path, out: Path) -> Path:
     """A wheel of src/mypkg, written as the format says (setuptools here is too old to
     build one offline, and pip installs a wheel without any build backend)."""
     files = {
@@ -127,7 +127,7 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = root / "site"
     done = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
-         "--target", str(target), str(_wheel(src, root))],
+         "--target", str(target), str(build_wheel(src, root))],
         capture_output=True, text=True, check=False, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
