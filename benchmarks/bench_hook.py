@@ -61,6 +61,43 @@ print(t1 - t0, t3 - t2, warm[len(warm) // 2])
 """
 
 
+# First use on a distribution not indexed yet: requests (and what it needs), installed by
+# pip into a folder of its own, raising InvalidSchema without any network; each run starts from an empty db,
+# so the hook indexes installed:requests before it answers.
+REQUESTS = "requests==2.32.3"
+REQUESTS_SCRIPT = """\
+import requests
+
+requests.Session().get_adapter("ftp://example.org/")
+"""
+
+
+def _first_use(tmp: Path, runs: int) -> tuple[float, float]:
+    """Median wall seconds of the requests script: plain, and under errdex on an empty db."""
+    site = tmp / "requests-site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--target", str(site), REQUESTS],
+        check=True,
+    )  # fmt: skip
+    script = tmp / "first_use.py"
+    script.write_text(REQUESTS_SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(site), "NO_COLOR": "1"}
+    env.pop("ERRDEX_DISABLE", None)
+    plain = _wall([sys.executable, str(script)], env, runs)
+    times = []
+    for number in range(runs):
+        env["ERRDEX_DB"] = str(tmp / f"first-use-{number}.sqlite")
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "errdex", "run", str(script)],
+            env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        times.append(time.perf_counter() - started)
+        if "── errdex: InvalidSchema" not in done.stderr:
+            raise SystemExit(f"no section for requests' InvalidSchema:\n{done.stderr[-2000:]}")
+    return plain, statistics.median(times)
+
+
 def _wall(args: list[str], env: dict[str, str], runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -99,6 +136,7 @@ def main() -> None:
             opts.runs,
         )
         friendly = _wall([sys.executable, "-m", "friendly_traceback", str(script)], env, opts.runs)
+        first_plain, first_hooked = _first_use(Path(tmp), max(3, opts.runs // 3))
     ms = 1000
     print("| what (medians) | time |")
     print("|---|---|")
@@ -115,6 +153,15 @@ def main() -> None:
         f" / {theirs * ms:.0f} ms (ratio {added / theirs:.2f}) |"
         if theirs > 0
         else f"| added over the plain traceback: errdex | {added * ms:.0f} ms |"
+    )
+    print(
+        f"| first use, {REQUESTS} not indexed yet: `python` / `errdex run`"
+        f" | {first_plain * ms:.0f} ms / {first_hooked * ms:.0f} ms"
+        f" (indexing installed:requests: {(first_hooked - first_plain) * ms:.0f} ms) |"
+    )
+    print(
+        "| first use on vllm 0.28.0 (its wheels are CUDA builds; its sdist stands in) |"
+        " its cold index: see bench_index |"
     )
     print(f"\ntarget: errdex adds <= 100 ms ({'met' if added <= 0.1 else 'MISSED'})")
 
