@@ -288,7 +288,7 @@ class Segment:
 class SearchHit:
     record: Record
     score: float
-    # "message" and "title" whole; "explanation" and "inputs" as snippets when they matched
+    # "message" and "title" whole; "solutions" and "inputs" as snippets when a word is in them
     highlight: dict[str, tuple[Segment, ...] | None]
 
 

@@ -31,6 +31,7 @@ STAGES = [
         "errdex.codec",
         "errdex.text",
         "errdex.names",
+        "errdex.rank",
     },
     {"errdex.sources"},
     {"errdex.extract"},

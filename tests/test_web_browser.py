@@ -9,12 +9,15 @@ import http.server
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlencode
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from errdex.store import Store
 from errdex.web.export import export_site
+from tests.conftest import indexed_store
 from tests.web_support import COMMIT, REPO, SECTIONS, running
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -163,3 +166,49 @@ def test_static_search_marks_whole_words_only(
     )
     assert before and all(not (c.isalnum() or c == "_") for c in before), before
     page.close()
+
+
+# Words users type, some many errors share: the static page (app.js) and the server
+# (errdex.rank through the store) must find the same errors in the same order.
+PARITY_QUERIES = [
+    "must be",
+    "invalid",
+    "not a",
+    "url",
+    "request",
+    "option",
+    "err",
+    "file not",
+    "value",
+    "max_retries",
+    "NoneType",
+    "click.exceptions.UsageError",
+    "é",
+]
+
+
+@pytest.mark.network
+def test_static_search_finds_what_the_server_finds_in_its_order(
+    browser: Browser, tmp_path: Path
+) -> None:
+    store = indexed_store(tmp_path / "db.sqlite", "pypi:requests==2.32.3", "pypi:click==8.1.7")
+    try:
+        export_site(store, tmp_path / "site")
+        search_page = (tmp_path / "site" / "search" / "index.html").as_uri()
+        page = browser.new_page()
+        with running(store) as base:
+            for query in PARITY_QUERIES:
+                served = httpx.get(f"{base}/api/search", params={"q": query}).json()
+                server_ids = [hit["id"] for hit in served["results"]]
+                page.goto(search_page + "?" + urlencode({"q": query}))
+                expect(page.locator("#search-results p.muted").first).to_contain_text("result")
+                hrefs = page.eval_on_selector_all(
+                    "a.result-title", "links => links.map(a => a.getAttribute('href'))"
+                )
+                static_ids = [href.split("/errors/", 1)[1].split("/", 1)[0] for href in hrefs]
+                shown = page.locator("#search-results p.muted").first.inner_text()
+                assert static_ids == server_ids, query
+                assert shown.startswith(f"{served['total']} result"), (query, shown)
+        page.close()
+    finally:
+        store.close()

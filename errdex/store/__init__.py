@@ -136,10 +136,15 @@ class Store(Protocol):
         offset: int = 0,
         message_only: bool = False,
     ) -> SearchResult:
-        """Full-text search over messages, titles, explanations and inputs (the message
-        alone if `message_only`), best first: errors whose message holds every word before
-        the others. Highlights are segments for "message" and "title", and for "explanation" and
-        "inputs" when those matched."""
+        """The errors holding the words of `text` in the fields of errdex.rank (the
+        message alone if `message_only`), found and ordered by its rule. Highlights are
+        segments for "message" and "title", and for "solutions" and "inputs" when a word
+        is in them."""
+        ...
+
+    def search_fields(self) -> list[tuple[str, str, str, int, tuple[str | None, ...]]]:
+        """(id, package, version, line, rank.FIELDS values) of every error a search
+        covers by default (newest version of each package), as search reads them."""
         ...
 
     # The match index, written with its snapshot: see store/_match_index.py.

@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import functools
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -16,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from errdex import codec
+from errdex import codec, rank
 from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
@@ -25,7 +24,6 @@ from errdex.model import (
     Record,
     SearchHit,
     SearchResult,
-    Segment,
     SkippedFile,
     Snapshot,
     StoredSnapshot,
@@ -85,40 +83,37 @@ def _statements(script: str) -> Iterator[str]:
         yield pending.strip()
 
 
-# The columns of sites_fts and the SQL that fills each from a `sites` row (alias-free, so
-# one text serves INSERT ... SELECT at write time and the rebuild of an older index).
+# The columns of sites_fts (errdex.rank.FIELDS, whose rule finds and orders results) and
+# the SQL that fills each from a `sites` row (alias-free, so one text serves INSERT ...
+# SELECT at write time and the rebuild of an older index). A static export ships these
+# same values (search_fields), so that its page searches exactly what the server does.
 FTS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("message", "message_text"),
     ("title", "title"),
     (
-        "explanation",
-        "(SELECT group_concat(value, ' ') FROM json_each(json_array("
-        "json_extract(record, '$.explanation.what_it_means'),"
-        " json_extract(record, '$.explanation.when_it_happens'),"
-        " (SELECT group_concat(value, ' ') FROM json_each(record, '$.explanation.solutions'))"
-        ")) WHERE value IS NOT NULL)",
+        "solutions",
+        "(SELECT group_concat(value, ' · ') FROM json_each(record, '$.explanation.solutions'))",
     ),
     (
         "inputs",
-        "(SELECT group_concat(json_extract(value, '$.name') || ' '"
-        " || coalesce(json_extract(value, '$.doc'), ''), ' ') FROM json_each(record, '$.inputs'))",
+        "(SELECT group_concat(json_extract(value, '$.expr'), ', ')"
+        " FROM json_each(record, '$.inputs'))",
     ),
     ("exception", "exc_name || ' ' || exc_qualname"),
     ("function", "function"),
     ("file", "file"),
 )
-# bm25 weights, in FTS_COLUMNS order: the message and title say most about an error.
-_FTS_WEIGHTS = (10.0, 8.0, 2.0, 3.0, 4.0, 2.0, 1.0)
+assert tuple(c for c, _ in FTS_COLUMNS) == rank.FIELDS
+# Words as errdex.rank (and a static export's page) reads them: letters and digits,
+# case folded, accents kept ("é" is not "e").
+_FTS_CREATE = (
+    "CREATE VIRTUAL TABLE sites_fts USING fts5"
+    f" ({', '.join(c for c, _ in FTS_COLUMNS)}, tokenize = 'unicode61 remove_diacritics 0')"
+)
 _FTS_INSERT = (
     f"INSERT INTO sites_fts (rowid, {', '.join(c for c, _ in FTS_COLUMNS)})"
     f" SELECT id, {', '.join(e for _, e in FTS_COLUMNS)} FROM sites"
 )
-# Marks around matched words in highlight()/snippet(): control characters that never
-# survive into a message template, turned into segments before leaving the store.
-_MARK_START, _MARK_END = "\x02", "\x03"
-_MAX_QUERY_TERMS = 32
-_MAX_QUERY_CHARS = 1000
-_WORD = re.compile(r"\w+")
 
 
 @functools.cache
@@ -178,36 +173,38 @@ def _site_of_record(text: str) -> ErrorSite:
     return codec.site_from_json(json.loads(text))
 
 
-def _fts_query(text: str, column: str | None = None) -> str | None:
-    """Return an FTS5 query requiring every word of `text` (the last as a prefix), in
-    `column` only if given; each word quoted so that nothing the user typed is read as
-    FTS5 syntax. None if `text` has no words."""
-    words = _WORD.findall(text[:_MAX_QUERY_CHARS])[:_MAX_QUERY_TERMS]
-    if not words:
-        return None
-    quoted = [f'"{w}"' for w in words]  # \w+ holds no quote to escape
+def _fts_query(words: list[str], column: str | None = None) -> str:
+    """An FTS5 query requiring each of `words` (errdex.rank's, so letters and digits only:
+    nothing the user typed is read as FTS5 syntax), the last as a prefix, in `column`
+    only if given. It finds a superset of what rank.key finds; rank.key decides."""
+    quoted = [f'"{w}"' for w in words]
     quoted[-1] += "*"
     if column is not None:
         quoted = [f"{column} : {q}" for q in quoted]
     return " ".join(quoted)
 
 
-def _segments(marked: str | None) -> tuple[Segment, ...] | None:
-    """Split text with highlight marks into segments."""
-    if marked is None:
-        return None
-    out: list[Segment] = []
-    for i, chunk in enumerate(marked.split(_MARK_START)):
-        if i == 0:
-            if chunk:
-                out.append(Segment(text=chunk, match=False))
-            continue
-        hit, _, rest = chunk.partition(_MARK_END)
-        if hit:
-            out.append(Segment(text=hit, match=True))
-        if rest:
-            out.append(Segment(text=rest, match=False))
-    return tuple(out)
+_FTS_ROWIDS = "SELECT rowid FROM sites_fts WHERE sites_fts MATCH ?"
+
+
+def _fts_term(column: str, query: rank.Term) -> str:
+    word, prefix = query
+    return f'{column} : "{word}"' + ("*" if prefix else "")
+
+
+def _highlight(words: list[str], fields: tuple[str | None, ...]) -> dict[str, Any]:
+    """A hit's highlight: message and title whole, snippet fields when a word is in them
+    (`fields` in rank.FIELDS order; the message alone for a message-only search)."""
+    text = dict(zip(rank.FIELDS, fields, strict=False))
+    text = {key: text.get(key) for key in rank.FIELDS}
+    out: dict[str, Any] = {
+        key: None if text[key] is None else rank.marks(words, text[key] or "")
+        for key in ("message", "title")
+    }
+    for key in rank.SNIPPET_FIELDS:
+        if rank.matched(words, text[key]):
+            out[key] = rank.marks(words, rank.snippet(text[key] or ""))
+    return out
 
 
 class SqliteStore:
@@ -325,24 +322,28 @@ class SqliteStore:
                         "UPDATE meta SET value = ? WHERE key = 'schema_version'",
                         (str(SCHEMA_VERSION),),
                     )
+            self._ensure_fts(conn)
         except sqlite3.OperationalError as exc:
             raise StoreError(f"cannot prepare database {self.path}: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not an errdex database: {exc}") from exc
 
     def _ensure_fts(self, conn: sqlite3.Connection) -> None:
-        """Rebuild sites_fts from `sites` if it was made with other columns (an older
-        errdex's search index); the data itself is untouched."""
-        have = [r[1] for r in conn.execute("PRAGMA table_info(sites_fts)")]
-        want = [c for c, _ in FTS_COLUMNS]
-        if have == want:
+        """Rebuild sites_fts from `sites` if it was made with other columns or another
+        tokenizer (an older errdex's search index); the data itself is untouched."""
+
+        def made() -> str | None:
+            rows = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'sites_fts'")
+            found = rows.fetchone()
+            return None if found is None else " ".join(str(found[0]).split())
+
+        if made() == _FTS_CREATE:
             return
         with self._transaction(conn):
-            have = [r[1] for r in conn.execute("PRAGMA table_info(sites_fts)")]
-            if have == want:  # another process rebuilt it first
+            if made() == _FTS_CREATE:  # another process rebuilt it first
                 return
             conn.execute("DROP TABLE IF EXISTS sites_fts")
-            conn.execute(f"CREATE VIRTUAL TABLE sites_fts USING fts5 ({', '.join(want)})")
+            conn.execute(_FTS_CREATE)
             conn.execute(_FTS_INSERT)
 
     def _check_not_newer(self, found: int | None) -> None:
@@ -731,57 +732,79 @@ class SqliteStore:
         offset: int = 0,
         message_only: bool = False,
     ) -> SearchResult:
-        """Return the total and the hits for free text over messages, titles, explanations,
-        inputs, exceptions, functions and files, best first (FTS5 bm25).
+        """Return the total and the hits for the words of `text` over the fields of
+        errdex.rank (messages, titles, solutions, inputs, exceptions, functions, files;
+        the message alone if `message_only`), found and ordered by its rule.
 
-        Every word of `text` must appear (the last may be a prefix); punctuation only
-        separates words, so user text is never FTS5 syntax. Each hit's highlight maps
-        "message" and "title" (whole) and "explanation" and "inputs" (snippets, only when
-        they matched) to segments. `version` None: newest version of each package; "*": all;
-        `exception` as in list_records.
+        FTS5 finds the candidates, rank.key keeps and orders them. Each hit's highlight
+        maps "message" and "title" (whole) and "solutions" and "inputs" (snippets, only
+        when a word is in them) to segments. `version` None: newest version of each
+        package; "*": all; `exception` as in list_records.
         """
-        query = _fts_query(text, "message" if message_only else None)
-        ids = self._selected(package, version) if query else []
+        words = rank.words(text)
+        ids = self._selected(package, version) if words else []
         if not ids:
             return SearchResult(total=0, hits=())
-        # FTS5 finds the rows; the join keeps those of the selected snapshots.
-        sql = (
+        fields = rank.FIELDS[:1] if message_only else rank.FIELDS
+        where = (
             " FROM sites_fts JOIN sites AS s ON s.id = sites_fts.rowid"
             " WHERE sites_fts MATCH ? AND s.snapshot_id IN (SELECT value FROM json_each(?))"
         )
-        params: list[Any] = [query, json.dumps(ids)]
+        params: list[Any] = [_fts_query(words, "message" if message_only else None)]
+        params.append(json.dumps(ids))
         if exception is not None:
-            sql += " AND ? IN (s.exc_name, s.exc_qualname, s.exc_short)"
+            where += " AND ? IN (s.exc_name, s.exc_qualname, s.exc_short)"
             params.append(exception)
-        total = int(self._read(f"SELECT count(*) {sql}", params)[0][0])
-        if total == 0 or offset >= total:
+        total = int(self._read(f"SELECT count(*) {where}", params)[0][0])
+        if total == 0 or offset >= total or limit <= 0:
             return SearchResult(total=total, hits=())
-        weights = ", ".join(str(w) for w in _FTS_WEIGHTS)
-        marks = f"'{_MARK_START}', '{_MARK_END}'"
-        # Errors whose message holds every word come first, then the rest; bm25 within.
-        in_message = (
-            "s.id IN (SELECT rowid FROM sites_fts WHERE sites_fts MATCH ?)"
-            if not message_only
-            else "1"
+        # rank's order in SQL: each of rank.score_terms is a set FTS5 finds once. Only
+        # the page's rows are read whole, after the sort.
+        scores, score_params = [], []
+        for weight, column, term in rank.score_terms(words, fields):
+            scores.append(f"{weight} * (s.id IN ({_FTS_ROWIDS}))")
+            score_params.append(_fts_term(column, term))
+        order = self._read(
+            f"SELECT s.id, {' + '.join(scores)} AS score, s.id IN ({_FTS_ROWIDS}) AS in_message"
+            f"{where} ORDER BY in_message DESC, score DESC,"
+            " length(coalesce(s.message_text, '')), s.site_id LIMIT ? OFFSET ?",
+            [*score_params, _fts_query(words, "message"), *params, limit, offset],
         )
-        message_query = [] if message_only else [_fts_query(text, "message")]
-        rows = self._read(
-            f"SELECT s.record, bm25(sites_fts, {weights}), {in_message},"
-            f" highlight(sites_fts, 0, {marks}), highlight(sites_fts, 1, {marks}),"
-            f" snippet(sites_fts, 2, {marks}, '…', 24), snippet(sites_fts, 3, {marks}, '…', 24)"
-            f"{sql} ORDER BY 3 DESC, 2, s.id LIMIT ? OFFSET ?",
-            [*message_query, *params, limit, offset],
-        )
-        hits: list[SearchHit] = []
-        for record, score, _, message, title, explanation, inputs in rows:
-            highlight = {"message": _segments(message), "title": _segments(title)}
-            for key, marked in (("explanation", explanation), ("inputs", inputs)):
-                if marked and _MARK_START in marked:
-                    highlight[key] = _segments(marked)
-            hits.append(
-                SearchHit(record=_record(record), score=round(-score, 4), highlight=highlight)
+        columns = ", ".join(f"sites_fts.{c}" for c in fields)
+        full = {
+            row[0]: row[1:]
+            for row in self._read(
+                f"SELECT s.id, s.record, {columns} FROM sites AS s"
+                " JOIN sites_fts ON sites_fts.rowid = s.id"
+                " WHERE s.id IN (SELECT value FROM json_each(?))",
+                [json.dumps([row[0] for row in order])],
             )
-        return SearchResult(total=total, hits=tuple(hits))
+        }
+        hits = tuple(
+            SearchHit(
+                record=_record(full[rowid][0]),
+                score=float(score),
+                highlight=_highlight(words, tuple(full[rowid][1:])),
+            )
+            for rowid, score, _ in order
+        )
+        return SearchResult(total=total, hits=hits)
+
+    def search_fields(self) -> list[tuple[str, str, str, int, tuple[str | None, ...]]]:
+        """(id, package, version, line, the rank.FIELDS values) of every error that
+        search covers by default (the newest version of each package), as the full-text
+        index holds them: a static export's page searches exactly these."""
+        ids = self._selected(None, None)
+        rows = self._read(
+            f"SELECT s.site_id, p.package, p.version, s.line,"
+            f" {', '.join(f'sites_fts.{c}' for c in rank.FIELDS)}"
+            " FROM sites_fts JOIN sites AS s ON s.id = sites_fts.rowid"
+            " JOIN snapshots AS p ON p.id = s.snapshot_id"
+            " WHERE s.snapshot_id IN (SELECT value FROM json_each(?))"
+            " ORDER BY p.package, s.file, s.line, s.site_id",
+            [json.dumps(ids)],
+        )
+        return [(r[0], r[1], r[2], r[3], tuple(r[4:])) for r in rows]
 
     # -- the match index --------------------------------------------------------------
 

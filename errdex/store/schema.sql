@@ -62,11 +62,9 @@ CREATE INDEX sites_template ON sites (template_id);
 CREATE INDEX sites_base ON sites (base);
 
 -- Full-text search; rowid = sites.id, written in the same transaction as sites.
--- A derived index: a database whose sites_fts has other columns gets it rebuilt from
--- `sites` when opened (see _sqlite.FTS_COLUMNS), so its shape needs no migration.
-CREATE VIRTUAL TABLE sites_fts USING fts5 (
-    message, title, explanation, inputs, exception, function, file
-);
+-- A derived index, made when the store opens (_sqlite._FTS_CREATE, from FTS_COLUMNS):
+-- a database whose sites_fts has other columns or tokenizer gets it rebuilt from
+-- `sites`, so its shape needs no migration.
 
 -- Answers of a language model about one error (errdex enrich), kept beside the static
 -- explanation, never over it; by error id (so across versions) and model.

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
-from errdex import codec
+from errdex import codec, rank
 from errdex.errors import ErrdexError
 from errdex.store import Store
 from errdex.web import views
@@ -149,16 +149,19 @@ def _write_pages(site: _Site, progress: Progress | None) -> int:
         site.page(links.package(snap.package, snap.version), built)
         site.twin(links.package_json(snap.package, snap.version), built.context)
         tick()
-    rows: list[list[Any]] = []
     for site_id in ids:
         built = views.error(data, links, site_id)
         site.page(links.error(site_id), built)
         site.twin(links.error_json(site_id), built.context)
-        rows.append(_index_row(views.summary(built.extra["record"], links)))
         tick()
     site.page(links.search(), views.search(data, links, ""))
-    fields = ["id", "package", "version", "exception", "title", "message", "file", "line"]
-    index = codec.dumps({"fields": fields, "rows": rows})
+    # What the page searches: the fields the server's search reads, of the errors it
+    # covers by default, for app.js's twin of errdex.rank.
+    rows = [[i, package, version, line, *fields] for i, package, version, line, fields
+            in site.store.search_fields()]  # fmt: skip
+    index = codec.dumps(
+        {"fields": ["id", "package", "version", "line", *rank.FIELDS], "rows": rows}
+    )
     site.out.write(["search-index.json"], index)
     # The same index as a script: a page opened as a file may load a script, not fetch.
     site.out.write(["search-index.js"], f"window.ERRDEX_INDEX = {index.rstrip()};\n")
@@ -183,19 +186,6 @@ def _write_fixed_files(site: _Site) -> None:
     out.write(["sitemap.xml"], _sitemap(site.base_url, site.urls))
     robots = f"User-agent: *\nAllow: /\nSitemap: {site.base_url}/sitemap.xml\n"
     out.write(["robots.txt"], robots)
-
-
-def _index_row(item: dict[str, Any]) -> list[Any]:
-    return [
-        item["id"],
-        item["package"],
-        item["version"],
-        item["exception"],
-        item["title"],
-        item["message"],
-        item["file"],
-        item["line"],
-    ]
 
 
 def _sitemap(base_url: str, urls: list[str]) -> str:

@@ -243,7 +243,7 @@ def search(
         template="search.html",
         context=context,
         title=f"“{prose.shorten(q, 60)}”: {total:,} errors · errdex" if q else "Search · errdex",
-        description="Search error messages, titles, explanations and inputs of the indexed "
+        description="Search error messages, titles, solutions and inputs of the indexed "
         "Python packages.",
     )
 

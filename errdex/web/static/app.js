@@ -18,37 +18,79 @@
     return node;
   }
 
-  var WORD_CHAR = /[\p{L}\p{N}_]/u;
+  // Search as errdex/rank.py does it, on the server and here alike: words are runs of
+  // letters and digits, lowercased; an error is found when each word is a whole word of
+  // one of its fields (the last may start one); message matches first, then the summed
+  // field weights, then shorter messages, then the id.
+  var WORD = /[\p{L}\p{N}]+/gu;
+  var MAX_WORDS = 32, MAX_QUERY_CHARS = 1000, SNIPPET_CHARS = 200;
+  var FIELDS = ["message", "title", "solutions", "inputs", "exception", "function", "file"];
+  var WEIGHTS = [10, 8, 2, 3, 4, 2, 1];
+  var SNIPPET_FIELDS = ["solutions", "inputs"];
 
-  function wordStart(lower, w, from) {
-    // the next place at or after `from` where a word of the text begins with `w`
-    var at = lower.indexOf(w, from);
-    while (at > 0 && WORD_CHAR.test(lower.charAt(at - 1))) at = lower.indexOf(w, at + 1);
-    return at;
+  function words(q) {
+    return (q.slice(0, MAX_QUERY_CHARS).toLowerCase().match(WORD) || []).slice(0, MAX_WORDS);
   }
 
-  function marked(text, words) {
-    // text with each word that begins with a query word wrapped in <mark> (as the
-    // server's search marks them: never inside a word), built node by node
-    var span = el("span");
-    var lower = text.toLowerCase();
-    var i = 0;
-    while (i < text.length) {
-      var best = -1, len = 0;
-      words.forEach(function (w) {
-        var at = wordStart(lower, w, i);
-        if (at !== -1 && (best === -1 || at < best)) { best = at; len = w.length; }
-      });
-      if (best === -1) { span.appendChild(document.createTextNode(text.slice(i))); break; }
-      if (best > i) span.appendChild(document.createTextNode(text.slice(i, best)));
-      span.appendChild(el("mark", {}, text.slice(best, best + len)));
-      i = best + len;
+  function tokens(text) {
+    var set = new Set();
+    (text ? text.toLowerCase().match(WORD) || [] : []).forEach(function (t) { set.add(t); });
+    return set;
+  }
+
+  function startsOne(word, set) {
+    for (var t of set) if (t.startsWith(word)) return true;
+    return false;
+  }
+
+  function rankKey(ws, fields, id) {
+    // [0 when the message holds every word, -score, message length, id], smaller
+    // first; the score as rank.score_terms sums it: a whole word twice its field's
+    // weight, the last word starting a word once
+    var sets = fields.map(tokens);
+    var score = 0, inMessage = true, last = ws.length - 1;
+    for (var k = 0; k < ws.length; k++) {
+      var found = false;
+      for (var f = 0; f < sets.length; f++) {
+        var hit = sets[f].has(ws[k]) ? 2 : (k === last && startsOne(ws[k], sets[f]) ? 1 : 0);
+        if (hit) { score += hit * WEIGHTS[f]; found = true; }
+        else if (f === 0) inMessage = false;
+      }
+      if (!found) return null;
     }
+    return [inMessage ? 0 : 1, -score, (fields[0] || "").length, id];
+  }
+
+  function compareKeys(a, b) {
+    for (var i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0;
+  }
+
+  function isMarked(ws, token) {
+    var t = token.toLowerCase(), last = ws.length - 1;
+    for (var k = 0; k < ws.length; k++) {
+      if (t === ws[k] || (k === last && t.startsWith(ws[k]))) return true;
+    }
+    return false;
+  }
+
+  function marked(text, ws) {
+    // text with each whole word a query word finds in <mark>, as rank.marks; built
+    // node by node
+    var span = el("span"), at = 0, m;
+    var re = new RegExp(WORD.source, "gu");
+    while ((m = re.exec(text)) !== null) {
+      if (!isMarked(ws, m[0])) continue;
+      if (m.index > at) span.appendChild(document.createTextNode(text.slice(at, m.index)));
+      span.appendChild(el("mark", {}, m[0]));
+      at = m.index + m[0].length;
+    }
+    if (at < text.length) span.appendChild(document.createTextNode(text.slice(at)));
     return span;
   }
 
-  function words(q) {
-    return (q.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []).slice(0, 32);
+  function snippet(text) {
+    return text.length <= SNIPPET_CHARS ? text : text.slice(0, SNIPPET_CHARS - 1) + "\u2026";
   }
 
   var indexPromise = null;
@@ -72,49 +114,49 @@
     return indexPromise;
   }
 
-  function staticSearch(index, q, limit) {
+  function staticSearch(index, q) {
+    // every error found, in order, each as {field name: value}
     var ws = words(q);
     if (!ws.length) return [];
-    var out = [];
+    var names = index.fields, found = [];
     index.rows.forEach(function (row) {
-      var title = (row[4] || "").toLowerCase(), msg = (row[5] || "").toLowerCase();
-      var rest = (row[3] + " " + row[6] + " " + row[0]).toLowerCase();
-      var score = 0;
-      for (var k = 0; k < ws.length; k++) {
-        var w = ws[k], s = 0;
-        if (wordStart(msg, w, 0) !== -1) s += 10;
-        if (wordStart(title, w, 0) !== -1) s += 8;
-        if (wordStart(rest, w, 0) !== -1) s += 2;
-        if (!s) return;
-        score += s;
-      }
-      out.push([score - (msg.length / 1000), row]);
+      var item = {};
+      names.forEach(function (name, i) { item[name] = row[i]; });
+      var key = rankKey(ws, FIELDS.map(function (f) { return item[f]; }), item.id);
+      if (key) found.push([key, item]);
     });
-    out.sort(function (a, b) { return b[0] - a[0]; });
-    return out.slice(0, limit).map(function (x) { return x[1]; });
+    found.sort(function (a, b) { return compareKeys(a[0], b[0]); });
+    return found.map(function (x) { return x[1]; });
   }
 
-  function renderRows(container, rows, q, total) {
+  function renderRows(container, items, q, total) {
     container.textContent = "";
     var ws = words(q);
     container.appendChild(el("p", { "class": "muted" },
-      total + " result" + (total === 1 ? "" : "s") + (total > rows.length ? ", showing " + rows.length : "")));
+      total + " result" + (total === 1 ? "" : "s") + (total > items.length ? ", showing 1\u2013" + items.length : "")));
     var list = el("ol", { "class": "results" });
-    rows.forEach(function (row) {
+    items.forEach(function (item) {
       var li = el("li");
-      var a = el("a", { "class": "result-title", href: errorUrl(row[0]) });
-      a.appendChild(marked(row[4] || "", ws));
+      var a = el("a", { "class": "result-title", href: errorUrl(item.id) });
+      a.appendChild(marked(item.title || "", ws));
       li.appendChild(a);
       var meta = el("div", { "class": "meta" });
-      meta.appendChild(el("span", { "class": "exc" }, row[3]));
-      meta.appendChild(document.createTextNode(" · " + row[1] + " " + row[2] + " · "));
-      meta.appendChild(el("code", {}, row[6] + ":" + row[7]));
+      meta.appendChild(el("span", { "class": "exc" }, (item.exception || "").split(" ")[0]));
+      meta.appendChild(document.createTextNode(" \u00b7 " + item["package"] + " " + item.version + " \u00b7 "));
+      meta.appendChild(el("code", {}, item.file + ":" + item.line));
       li.appendChild(meta);
-      if (row[5] !== null) {
+      if (item.message !== null) {
         var msg = el("div", { "class": "msg" });
-        msg.appendChild(marked(row[5], ws));
+        msg.appendChild(marked(item.message, ws));
         li.appendChild(msg);
       }
+      SNIPPET_FIELDS.forEach(function (key) {
+        var text = item[key];
+        if (!text || !Array.from(text.matchAll(new RegExp(WORD.source, "gu"))).some(function (m) { return isMarked(ws, m[0]); })) return;
+        var div = el("div", { "class": "snip snip-" + key });
+        div.appendChild(marked(snippet(text), ws));
+        li.appendChild(div);
+      });
       list.appendChild(li);
     });
     container.appendChild(list);
@@ -173,12 +215,12 @@
       if (isStatic) {
         var q = lastMessageLine(text);
         loadIndex().then(function (index) {
-          var rows = staticSearch(index, q, 10);
+          var found = staticSearch(index, q);
           box.textContent = "";
           box.appendChild(el("p", { "class": "note" },
             "This static copy cannot run the matcher; these are the errors whose words fit the message line."));
           var inner = el("div"); box.appendChild(inner);
-          renderRows(inner, rows, q, rows.length);
+          renderRows(inner, found.slice(0, 10), q, found.length);
         }).catch(function (e) { box.textContent = String(e); });
         return;
       }
@@ -205,8 +247,8 @@
       document.title = "\u201c" + q + "\u201d \u00b7 errdex";
       results.textContent = "Searching…";
       loadIndex().then(function (index) {
-        var rows = staticSearch(index, q, 1000000);
-        renderRows(results, rows.slice(0, 50), q, rows.length);
+        var found = staticSearch(index, q);
+        renderRows(results, found.slice(0, index.limit || 20), q, found.length);
       }).catch(function (e) { results.textContent = String(e); });
     }
   }
