@@ -12,6 +12,7 @@ import os
 import textwrap
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 import pytest
@@ -23,6 +24,9 @@ from errdex.extract.link import Linker
 from errdex.model import ErrorSite, Snapshot
 from errdex.sources import pypi
 from errdex.store import Store, open_store
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 # $ERRDEX_TEST_CACHE, else errdex-test in the user cache dir (which follows XDG_CACHE_HOME).
 TEST_CACHE = Path(os.environ.get("ERRDEX_TEST_CACHE") or platformdirs.user_cache_dir("errdex-test"))
@@ -195,3 +199,31 @@ def evil(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     store = index_evil(root / "src", root / "errdex.sqlite")
     yield store
     store.close()
+
+
+# The browser tests drive Debian's chromium (which .ci/run installs) through Playwright.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)"
+)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield chromium
+        chromium.close()

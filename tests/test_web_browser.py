@@ -13,23 +13,13 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from errdex.store import Store
 from errdex.web.export import export_site
-from tests.conftest import indexed_store
+from tests.conftest import indexed_store, needs_chromium
 from tests.web_support import COMMIT, REPO, SECTIONS, running
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TRACEBACK = """Traceback (most recent call last):
   File "/srv/app/main.py", line 12, in <module>
     connect(0.1)
@@ -38,17 +28,7 @@ TRACEBACK = """Traceback (most recent call last):
 evil.net.TimeoutTooShort: timeout 0.1 is too short for a handshake
 """
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="needs Debian's chromium (apt-get install chromium)"
-)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")

@@ -162,6 +162,17 @@
     container.appendChild(list);
   }
 
+  function prose(node, text) {
+    // the record's prose as the pages show it (render._prose_html): `code` spans in
+    // <code>, the rest as text; an unpaired backtick leaves the text as it is
+    var pieces = text.split("`");
+    if (pieces.length % 2 === 0) { node.appendChild(document.createTextNode(text)); return node; }
+    pieces.forEach(function (piece, i) {
+      node.appendChild(i % 2 ? el("code", {}, piece) : document.createTextNode(piece));
+    });
+    return node;
+  }
+
   function renderMatch(box, data) {
     box.textContent = "";
     if (data.note) box.appendChild(el("p", { "class": "note" }, data.note));
@@ -172,7 +183,15 @@
         m.exception + " at " + m.file + ":" + m.line));
       li.appendChild(el("div", { "class": "meta" }, m.package + " " + m.version + " · in " +
         m["function"] + " · score " + Number(m.score).toFixed(2) + (m.exact ? " · exact" : "")));
+      if (m.title) li.appendChild(el("p", { "class": "answer-title" })).appendChild(el("strong", {}, m.title));
       if (m.template !== null && m.template !== undefined) li.appendChild(el("div", { "class": "msg" }, m.template));
+      if (m.when_it_happens) li.appendChild(prose(el("p", { "class": "answer-when" }), m.when_it_happens));
+      if (m.solution) {
+        var fix = el("p", { "class": "answer-fix" });
+        fix.appendChild(el("strong", {}, "Fix:"));
+        fix.appendChild(document.createTextNode(" "));
+        li.appendChild(prose(fix, m.solution));
+      }
       var values = Object.keys(m.values || {});
       if (values.length) {
         var table = el("table", { "class": "values" });
