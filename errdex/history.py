@@ -174,6 +174,10 @@ def _describe(change: Change, *, markdown: bool) -> str:
             text = text[:119] + "…"
         return f"`{text.replace('`', '')}`" if markdown else text
 
+    def said(record: Record) -> str:
+        message = _message(record)
+        return code(message) if message else "(no message)"
+
     old, new = change.old, change.new
     record = new or old
     assert record is not None
@@ -184,11 +188,11 @@ def _describe(change: Change, *, markdown: bool) -> str:
         before, after = _around_difference(_message(old), _message(new))
         return f"{exc} at {where}: {code(before)} → {code(after)}"
     if change.kind == "retyped" and old and new:
-        return f"{code(_message(new))} at {where}: {_exception(old)} → {_exception(new)}"
+        return f"{said(new)} at {where}: {_exception(old)} → {_exception(new)}"
     if change.kind == "moved" and old and new:
         old_file, old_function = _where(old)
-        return f"{exc} {code(_message(new))}: {old_file} ({old_function}) → {where}"
-    return f"{exc} at {where}: {code(_message(record)) or '(no message)'}"
+        return f"{exc} {said(new)}: {old_file} ({old_function}) → {where}"
+    return f"{exc} at {where}: {said(record)}"
 
 
 def lineage(store: Store, record: Record) -> list[LineageEvent]:

@@ -364,6 +364,8 @@ def test_release_notes_in_markdown(ledger: Store) -> None:
     assert "(legacy_import): `legacy import was removed; export from the old app as CSV`" in notes
     moves = render_markdown("1.1", "1.2", diff(ledger, "1.1", "1.2"))
     assert [line for line in moves.splitlines() if line.startswith("### ")] == ["### Moved (9)"]
+    # an error without a message says so, rather than showing empty backticks
+    assert "``" not in moves and "RuntimeError (no message): " in moves
 
 
 def test_changes_as_json(ledger: Store) -> None:
