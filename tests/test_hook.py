@@ -212,6 +212,32 @@ def test_errdex_run_passes_argv_and_exit_status(site_dir: Path, tmp_path: Path) 
     assert missing.returncode == 2 and "can't open file" in missing.stderr
 
 
+def test_a_real_package_from_pypi_installed_beside_errdex(tmp_path: Path) -> None:
+    # click, as pip installed it into this environment: its Choice refuses a value
+    # through ParamType.fail, a helper; the section names the call in Choice.convert
+    from importlib.metadata import version
+
+    click_version = version("click")
+    script = tmp_path / "app.py"
+    script.write_text(
+        "import click\n\n"
+        "@click.command()\n"
+        "@click.option('--mode', type=click.Choice(['fast', 'slow']))\n"
+        "def main(mode):\n    pass\n\n"
+        "main.main(['--mode', 'medium'], standalone_mode=False)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ERRDEX_", "PYTEST_"))}
+    env.update(ERRDEX_DB=str(tmp_path / "errdex.sqlite"), NO_COLOR="1")
+    plain = _python(str(script), cwd=tmp_path, env=env)
+    ran = _python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env)
+    assert plain.returncode == ran.returncode == 1
+    assert ran.stderr.startswith(plain.stderr)  # the traceback, untouched
+    extra = ran.stderr[len(plain.stderr) :].splitlines()
+    assert extra[0] == f"errdex: indexing click {click_version} once (never imported)…"
+    assert extra[1].startswith("── errdex: BadParameter raised at click/types.py:")
+    assert extra[1].endswith(f" in Choice.convert (click {click_version})")
+
+
 def test_a_fault_inside_errdex_leaves_the_error_alone(site_dir: Path, tmp_path: Path) -> None:
     script = tmp_path / "script.py"
     script.write_text(SCRIPT)
