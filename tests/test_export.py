@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from errdex.codec import record_to_json
+from errdex.index import index_snapshot
 from errdex.model import ErrorSite, ExceptionRef, Location, Message, Snapshot, Snippet, Text
 from errdex.store import open_store
-from errdex.web.export import ExportError, _Writer, export_site
-from tests.web_support import index_evil
+from errdex.web.export import MANIFEST, ExportError, _Writer, export_site
+from tests.web_support import COMMIT, REPO, index_evil
 
 
 def test_export_writes_the_site(tmp_path: Path) -> None:
@@ -43,6 +44,68 @@ def test_export_writes_the_site(tmp_path: Path) -> None:
     assert sitemap.count("<url>") == result.pages
     assert (out / "static/app.js").is_file() and (out / "static/style.css").is_file()
     assert 'data-static="1"' in (out / "search/index.html").read_text()
+    store.close()
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(f.relative_to(root)): f.read_bytes()
+        for f in sorted(root.rglob("*"))
+        if f.is_file() and f.name != MANIFEST
+    }
+
+
+def test_export_again_renders_only_what_changed(tmp_path: Path) -> None:
+    store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
+    out = tmp_path / "site"
+    first = export_site(store, out)
+    assert first.unchanged == 0 and first.removed == 0
+    again = export_site(store, out)
+    assert again.files == again.unchanged == first.files and again.removed == 0
+    times = {f: f.stat().st_mtime_ns for f in out.rglob("*.html")}
+    # a new version of the same snapshot: one message reworded, the TypeError gone
+    config = tmp_path / "src" / "evil" / "config.py"
+    text = config.read_text()
+    text = text.replace("is too short", "is far too short")
+    text = text.replace("port must be non-negative", "port must be zero or more")
+    text = text.replace('raise TypeError(f"config file must end with .toml: {path}")', "pass")
+    config.write_text(text)
+    tree = tmp_path / "src"
+    snapshot = Snapshot(
+        package="evil",
+        version="1.0",
+        root=tree,
+        source=str(tree),
+        repo_url=REPO,
+        commit=COMMIT,
+        date="2024-05-01",
+        code_paths=("evil",),
+    )
+    index_snapshot(snapshot, store, cache_path=None, workers=1)
+    later = export_site(store, out)
+    assert later.removed >= 2  # the TypeError's page and its JSON twin
+    assert 0 < later.unchanged < later.files
+    # what an export made from scratch would hold, byte for byte
+    fresh = export_site(store, tmp_path / "fresh")
+    assert _tree(out) == _tree(tmp_path / "fresh") and fresh.unchanged == 0
+    kept = [f for f, mtime in times.items() if f.exists() and f.stat().st_mtime_ns == mtime]
+    assert kept and len(kept) < len(times)  # some pages were not rewritten, some were
+    store.close()
+
+
+def test_a_hostile_manifest_removes_nothing_outside(tmp_path: Path) -> None:
+    store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
+    out = tmp_path / "site"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (out / "link").symlink_to(tmp_path)
+    names = ["../victim.txt", "/etc/hostname", "link/victim.txt", "x/../../victim.txt"]
+    (out / MANIFEST).write_text(json.dumps({"format": 1, "files": dict.fromkeys(names, "k")}))
+    export_site(store, out)
+    assert victim.read_text() == "keep me"
+    (out / MANIFEST).write_text("{not json")  # unreadable: a full export, no error
+    assert export_site(store, out).unchanged == 0
     store.close()
 
 

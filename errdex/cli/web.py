@@ -122,8 +122,11 @@ def export_command(directory: Path, db: Path | None, base_url: str) -> None:
             result = export_site(store, directory, base_url=base_url)
     except ErrdexError as exc:
         fail(advice(exc))
+    kept = ""
+    if result.unchanged or result.removed:
+        kept = f"; {result.unchanged:,} files unchanged, {result.removed:,} removed"
     out.print(
-        f"wrote {result.pages:,} pages ({result.errors:,} errors, {result.files:,} files) to "
-        f"{escape(str(result.directory))} in {result.seconds:.1f} s\n"
+        f"wrote {result.pages:,} pages ({result.errors:,} errors, {result.files:,} files{kept})"
+        f" to {escape(str(result.directory))} in {result.seconds:.1f} s\n"
         f"try it: python -m http.server -d {escape(os.fspath(directory))} 8000"
     )

@@ -3,8 +3,16 @@
 # JSON twins at the API's URLs plus ".json"; search runs in the page over a prebuilt
 # search-index.json. Every path written is built from quoted segments and checked to be
 # inside DIR, so no package name, version or id can write elsewhere.
+#
+# Incremental: the export keeps a manifest (MANIFEST, in DIR) of what each file it wrote
+# was made from. Exporting again renders only the pages whose inputs (their view's
+# context, for this renderer) changed, writes only files whose bytes changed, and
+# removes the files of its earlier export that no page makes any more.
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +34,8 @@ Progress = Callable[[int, int], None]  # (pages done, pages in all)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 _STATIC_FILES = ("style.css", "app.js")
+MANIFEST = ".errdex-export.json"
+_MANIFEST_FORMAT = 1
 
 
 class ExportError(ErrdexError):
@@ -35,27 +45,104 @@ class ExportError(ErrdexError):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExportResult:
     directory: Path
-    pages: int  # HTML pages written
+    pages: int  # HTML pages in the export
     errors: int  # distinct error ids
-    files: int  # every file written
+    files: int  # every file of the export
     seconds: float
+    unchanged: int = 0  # files an earlier export had already made as they are
+    removed: int = 0  # files of an earlier export that no page makes any more
 
 
 class _Writer:
-    """Writes files under `root` only; `parts` are URL segments, already quoted."""
+    """Writes files under `root` only; `parts` are URL segments, already quoted. Each
+    file is listed with the key it was made from; a file whose key matches the earlier
+    export's (and that is still there) is left as it is."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self.files = 0
+        self.unchanged = 0
+        self.earlier = _read_manifest(self.root)
+        self.made: dict[str, str] = {}
 
-    def write(self, parts: list[str], content: str | bytes) -> None:
+    def target(self, parts: list[str]) -> Path:
         target = self.root.joinpath(*parts).resolve()
         if not target.is_relative_to(self.root) or target == self.root:
             raise ExportError(f"refusing to write {'/'.join(parts)!r}: it is outside {self.root}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        data = content.encode() if isinstance(content, str) else content
-        target.write_bytes(data)
+        return target
+
+    def fresh(self, parts: list[str], key: str) -> bool:
+        """Whether the file at `parts` was made from `key` already; if so it is kept."""
+        name = "/".join(parts)
+        if self.earlier.get(name) != key or not self.target(parts).is_file():
+            return False
+        self.made[name] = key
         self.files += 1
+        self.unchanged += 1
+        return True
+
+    def write(self, parts: list[str], content: str | bytes, key: str | None = None) -> None:
+        data = content.encode() if isinstance(content, str) else content
+        key = key or _digest(data)
+        if self.fresh(parts, key):
+            return
+        target = self.target(parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        self.made["/".join(parts)] = key
+        self.files += 1
+
+    def finish(self) -> int:
+        """Remove what the earlier export made and this one did not; write the manifest.
+        Returns how many files were removed."""
+        removed = 0
+        for name in sorted(self.earlier.keys() - self.made.keys()):
+            try:
+                path = self.target(name.split("/"))
+            except ExportError:  # a manifest that points outside: not ours to remove
+                continue
+            if path.is_file():
+                path.unlink()
+                removed += 1
+        manifest = {"format": _MANIFEST_FORMAT, "files": dict(sorted(self.made.items()))}
+        (self.root / MANIFEST).write_text(codec.dumps(manifest))
+        return removed
+
+
+def _read_manifest(root: Path) -> dict[str, str]:
+    """The files an earlier export made here and their keys; nothing if there is none
+    or it is not ours to read."""
+    try:
+        found = json.loads((root / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    files = found.get("files") if isinstance(found, dict) else None
+    if found.get("format") != _MANIFEST_FORMAT or not isinstance(files, dict):
+        return {}
+    return {
+        name: key
+        for name, key in files.items()
+        if isinstance(name, str) and isinstance(key, str) and ".." not in name.split("/")
+    }
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@functools.cache
+def _renderer_version() -> str:
+    """A digest of what turns a context into a page: errdex's version, the web package's
+    code, its templates and static files. Any change re-renders every page."""
+    import errdex
+
+    web = resources.files("errdex.web")
+    parts = [errdex.__version__.encode()]
+    for folder in (web, web.joinpath("templates"), web.joinpath("static")):
+        for item in sorted(folder.iterdir(), key=lambda f: f.name):
+            if item.is_file() and not item.name.endswith(".pyc"):
+                parts += [item.name.encode(), item.read_bytes()]
+    return _digest(b"\0".join(parts))
 
 
 def _url_parts(url: str) -> list[str]:
@@ -79,7 +166,10 @@ class _Site:
         self.urls: list[str] = []
 
     def page(self, url: str, built: Page) -> None:
-        self.out.write([*_url_parts(url), "index.html"], self.renderer.render(built, path=url))
+        parts = [*_url_parts(url), "index.html"]
+        key = _page_key(url, built)
+        if not self.out.fresh(parts, key):
+            self.out.write(parts, self.renderer.render(built, path=url), key)
         self.urls.append(url)
 
     def twin(self, url: str, value: Any) -> None:
@@ -93,8 +183,10 @@ def export_site(
     base_url: str = DEFAULT_BASE_URL,
     progress: Progress | None = None,
 ) -> ExportResult:
-    """Write the site of `store` into `directory` (created if needed; files of an earlier
-    export are overwritten, nothing else is touched) and return what was written.
+    """Write the site of `store` into `directory` (created if needed) and return what
+    was written. An earlier export there is brought up to date: unchanged files are
+    kept, changed ones rewritten, files it made that no page makes any more removed;
+    nothing else in `directory` is touched.
 
     `base_url` is where the files will be served, for sitemap.xml and canonical links.
     Raises ExportError if `directory` is a file or cannot be written, StoreError if the
@@ -112,6 +204,7 @@ def export_site(
     try:
         errors = _write_pages(site, progress)
         _write_fixed_files(site)
+        removed = site.out.finish()
     except OSError as exc:
         raise ExportError(f"cannot write the export into {root}: {exc}") from exc
     return ExportResult(
@@ -120,6 +213,8 @@ def export_site(
         errors=errors,
         files=site.out.files,
         seconds=time.perf_counter() - started,
+        unchanged=site.out.unchanged,
+        removed=removed,
     )
 
 
@@ -186,6 +281,15 @@ def _write_fixed_files(site: _Site) -> None:
     out.write(["sitemap.xml"], _sitemap(site.base_url, site.urls))
     robots = f"User-agent: *\nAllow: /\nSitemap: {site.base_url}/sitemap.xml\n"
     out.write(["robots.txt"], robots)
+
+
+def _page_key(url: str, built: Page) -> str:
+    """What a page is made from: its URL, its view's output (the record itself is in the
+    context, as its JSON) and the renderer."""
+    extra = {k: v for k, v in built.extra.items() if k != "record"}
+    made_of: list[Any] = [url, built.template, built.context, built.title, built.description]
+    made_of += [built.status, extra, _renderer_version(), rank.FIELDS]
+    return _digest(json.dumps(made_of, sort_keys=True, default=repr).encode())
 
 
 def _sitemap(base_url: str, urls: list[str]) -> str:
