@@ -307,6 +307,7 @@ def index_result_to_json(result: IndexResult) -> JSON:
         "unchanged": result.unchanged,
         "skipped": skipped_to_json(result.skipped),
         "seconds": round(result.seconds, 3),
+        "phases": {name: round(seconds, 3) for name, seconds in result.phases},
     }
 
 

@@ -53,6 +53,7 @@ def index_source(
         cache_dir=caches,
         progress=None if progress is None else lambda d, t: progress("download", d, t),
     )
+    resolved = time.perf_counter() - started
     if code_paths is not None:
         snapshot = dataclasses.replace(snapshot, code_paths=_inside(snapshot.root, code_paths))
     return index_snapshot(
@@ -63,6 +64,7 @@ def index_source(
         force=force,
         progress=progress,
         started=started,
+        phases=(("resolve", resolved),),
     )
 
 
@@ -87,12 +89,16 @@ def index_snapshot(
     force: bool = False,
     progress: Progress | None = None,
     started: float | None = None,
+    phases: tuple[tuple[str, float], ...] = (),
 ) -> IndexResult:
-    """Extract `snapshot` and write it to `store` in one transaction."""
+    """Extract `snapshot` and write it to `store` in one transaction. The result says
+    how long each phase took, after `phases` (what the caller did first)."""
     started = time.perf_counter() if started is None else started
+    clock = _Clock(phases)
     cache: FactsCache = NoCache() if cache_path is None else SqliteFactsCache(cache_path)
     try:
         tree = scan(snapshot, cache)
+        clock.done("scan")
         state = store.snapshot_state(snapshot.package, snapshot.version)
         if not force and state == (tree.tree_hash, PIPELINE_VERSION):
             stored = next(
@@ -109,6 +115,7 @@ def index_snapshot(
                 skipped=stored.skipped,
                 seconds=time.perf_counter() - started,
                 unchanged=True,
+                phases=clock.phases,
             )
         extraction = extract(
             snapshot,
@@ -117,11 +124,13 @@ def index_snapshot(
             workers=workers,
             progress=None if progress is None else lambda d, t: progress("parse", d, t),
         )
+        clock.done("parse and link")
     finally:
         cache.close()
     from errdex.explain import explain_sites  # not needed when nothing changed
 
     sites = explain_sites(extraction, snapshot)
+    clock.done("explain")
     store.write_snapshot(
         snapshot,
         sites,
@@ -130,6 +139,7 @@ def index_snapshot(
         tree_hash=extraction.tree_hash,
         extractor=PIPELINE_VERSION,
     )
+    clock.done("write")
     return IndexResult(
         snapshot=snapshot,
         sites=sites,
@@ -138,7 +148,21 @@ def index_snapshot(
         parsed=extraction.parsed,
         skipped=extraction.skipped,
         seconds=time.perf_counter() - started,
+        phases=clock.phases,
     )
+
+
+class _Clock:
+    """Wall seconds of each phase, in order: each `done` ends one and starts the next."""
+
+    def __init__(self, before: tuple[tuple[str, float], ...]) -> None:
+        self.phases = before
+        self._mark = time.perf_counter()
+
+    def done(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.phases = (*self.phases, (phase, now - self._mark))
+        self._mark = now
 
 
 def index_all_versions(

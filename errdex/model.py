@@ -205,6 +205,7 @@ class IndexResult:
     skipped: tuple[SkippedFile, ...]
     seconds: float
     unchanged: bool = False  # the store already held this exact tree
+    phases: tuple[tuple[str, float], ...] = ()  # (phase, wall seconds), in order
 
 
 # -- what extract reads from the test files, for explain to fit to sites ---------------

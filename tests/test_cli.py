@@ -123,6 +123,19 @@ def test_an_unchanged_index_reports_its_sites(tmp_path: Path) -> None:
     again = json.loads(errdex("index", str(tmp_path / "pkg"), "--json", db=db).stdout)
     assert (first["sites"], first["unchanged"]) == (3, False)
     assert (again["sites"], again["unchanged"], again["parsed"]) == (3, True, 0)
+    # the time of each phase, in order; an unchanged tree stops after the scan
+    assert list(first["phases"]) == ["resolve", "scan", "parse and link", "explain", "write"]
+    assert list(again["phases"]) == ["resolve", "scan"]
+    assert all(seconds >= 0 for seconds in first["phases"].values())
+    assert sum(first["phases"].values()) <= first["seconds"] + 0.01
+    profiled = errdex("index", str(tmp_path / "pkg"), "--profile", "--force", db=db)
+    assert [line.split()[0] for line in profiled.stdout.splitlines()[1:]] == [
+        "resolve",
+        "scan",
+        "parse",
+        "explain",
+        "write",
+    ]
 
 
 TRACEBACK = """\

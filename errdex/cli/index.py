@@ -56,6 +56,9 @@ MAX_SKIPPED_SHOWN = 20
     help="With pypi:NAME, index every stable release not yet indexed.",
 )
 @click.option("--since", help="With --all-versions, start at this version.")
+@click.option(
+    "--profile", is_flag=True, help="Say how long each phase took (--json always has them)."
+)
 @json_option
 def index(
     source: str,
@@ -67,6 +70,7 @@ def index(
     force: bool,
     all_versions: bool,
     since: str | None,
+    profile: bool,
     as_json: bool,
 ) -> None:
     """Index SOURCE: extract every error it can raise into the store."""
@@ -100,8 +104,11 @@ def index(
         )
     if as_json:
         write_json(codec.index_result_to_json(result))
-    else:
-        _print_summary(result)
+        return
+    _print_summary(result)
+    if profile:
+        for phase, seconds in result.phases:
+            out.print(f"  {escape(phase):<16} {seconds:8.3f} s")
 
 
 def _index_all_versions(
