@@ -62,8 +62,8 @@ print(t1 - t0, t3 - t2, warm[len(warm) // 2])
 
 
 # First use on a distribution not indexed yet: requests (and what it needs), installed by
-# pip into a folder of its own, raising InvalidSchema without any network; each run starts from an empty db,
-# so the hook indexes installed:requests before it answers.
+# pip into a folder of its own, raising InvalidSchema without any network; each run
+# starts from an empty db, so the hook indexes installed:requests before it answers.
 REQUESTS = "requests==2.32.3"
 REQUESTS_SCRIPT = """\
 import requests

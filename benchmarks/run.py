@@ -16,6 +16,7 @@ BENCHMARKS = [
     "match_accuracy",
     "bench_match",
     "bench_web",
+    "bench_export",
     "bench_cli",
     "bench_load",
     "bench_hook",
