@@ -1065,3 +1065,20 @@ def test_rendered_templates_come_back_first(
         rec.site.location,
         [(at(m), m.template) for m in result.matches[:3]],
     )
+
+
+def test_the_text_answer_marks_holes_with_a_conversion_or_spec(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path / "pkg",
+        {
+            "pkg/__init__.py": """
+                def check(item, ratio):
+                    raise ValueError(f"refused item {item!r} at a ratio of {ratio:.2f} here")
+                """
+        },
+    )
+    with open_store(tmp_path / "errdex.sqlite") as store:
+        index_source(str(tmp_path / "pkg"), store, use_cache=False)
+        result = Matcher(store).match("ValueError: refused item 'pear' at a ratio of 0.25 here")
+    text = render_text(result)
+    assert "message: refused item {item!r='pear'} at a ratio of {ratio:.2f=0.25} here" in text

@@ -110,10 +110,17 @@ def render_text(result: MatchResult, *, closest: bool = False) -> str:
 
 
 def _marked(m: Match) -> str:
-    """The template with each hole shown as {expr=value} when the text filled it."""
+    """The template with each hole shown as {expr=value} when the text filled it (a
+    conversion or format spec, as in {item!r} or {ratio:.2f}, is kept before the =)."""
     text = m.template or ""
     for expr, value in m.values.items():
-        if "{" + expr + "}" in text:
-            short = value if len(value) <= MAX_SHOWN_VALUE else value[:57] + "..."
-            text = text.replace("{" + expr + "}", "{" + expr + "=" + short + "}", 1)
+        short = value if len(value) <= MAX_SHOWN_VALUE else value[:57] + "..."
+        for tail in ("}", "!r}", "!s}", "!a}", ":"):
+            at = text.find("{" + expr + tail)
+            if at == -1:
+                continue
+            end = text.find("}", at + len(expr) + 1)
+            hole = text[at + 1 : end]
+            text = text[:at] + "{" + hole + "=" + short + "}" + text[end + 1 :]
+            break
     return text
