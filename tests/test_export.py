@@ -93,6 +93,15 @@ def test_export_again_renders_only_what_changed(tmp_path: Path) -> None:
     store.close()
 
 
+def test_pages_rendered_in_worker_processes_are_the_same(tmp_path: Path) -> None:
+    store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
+    here = export_site(store, tmp_path / "here", workers=1)
+    there = export_site(store, tmp_path / "there", workers=2)
+    assert (here.pages, here.files) == (there.pages, there.files)
+    assert _tree(tmp_path / "here") == _tree(tmp_path / "there")
+    store.close()
+
+
 def test_a_hostile_manifest_removes_nothing_outside(tmp_path: Path) -> None:
     store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
     out = tmp_path / "site"

@@ -113,13 +113,19 @@ def serve_command(db: Path | None, host: str, port: int, show: str | None, worke
     default="http://127.0.0.1:8000",
     help="Where the files will be served (for sitemap.xml and canonical links).",
 )
-def export_command(directory: Path, db: Path | None, base_url: str) -> None:
-    """Write the whole site (HTML pages, JSON, search index, sitemap.xml) as static files."""
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    help="Processes that render pages (default: one per core).",
+)
+def export_command(directory: Path, db: Path | None, base_url: str, workers: int | None) -> None:
+    """Write the whole site (HTML pages, JSON, search index, sitemap.xml) as static files.
+    Into the folder of an earlier export, only what changed is written again."""
     from errdex.web.export import export_site
 
     try:
         with open_store(db) as store:
-            result = export_site(store, directory, base_url=base_url)
+            result = export_site(store, directory, base_url=base_url, workers=workers)
     except ErrdexError as exc:
         fail(advice(exc))
     kept = ""

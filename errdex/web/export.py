@@ -13,8 +13,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import multiprocessing
+import os
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -154,9 +159,11 @@ def _url_parts(url: str) -> list[str]:
 
 
 class _Site:
-    """The pages of one export as they are written: each page's HTML and JSON twin."""
+    """The pages of one export as they are written: each page's HTML and JSON twin.
+    With `workers` > 1, pages are rendered in that many processes (rendering, mostly
+    Pygments, is the cost) while this one reads the store and writes the files."""
 
-    def __init__(self, store: Store, root: Path, base_url: str) -> None:
+    def __init__(self, store: Store, root: Path, base_url: str, workers: int) -> None:
         self.store = store
         self.base_url = base_url
         self.data = WebData(store, recheck=float("inf"))
@@ -164,16 +171,68 @@ class _Site:
         self.renderer = Renderer(self.links, canonical_base=base_url)
         self.out = _Writer(root)
         self.urls: list[str] = []
+        self.pool = (
+            None
+            if workers <= 1
+            else ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=_pool_context(),
+                initializer=_start_worker,
+                initargs=(base_url,),
+            )
+        )
+        self.pending: deque[tuple[list[str], str, Future[str]]] = deque()
 
     def page(self, url: str, built: Page) -> None:
         parts = [*_url_parts(url), "index.html"]
         key = _page_key(url, built)
-        if not self.out.fresh(parts, key):
+        if self.out.fresh(parts, key):
+            pass
+        elif self.pool is None:
             self.out.write(parts, self.renderer.render(built, path=url), key)
+        else:
+            self.pending.append((parts, key, self.pool.submit(_render, built, url)))
+            while len(self.pending) > _IN_FLIGHT:
+                self._write_oldest()
         self.urls.append(url)
 
     def twin(self, url: str, value: Any) -> None:
         self.out.write(_url_parts(url), codec.dumps(value))
+
+    def _write_oldest(self) -> None:
+        parts, key, rendered = self.pending.popleft()
+        self.out.write(parts, rendered.result(), key)
+
+    def close(self) -> None:
+        """Write what the workers still render, and stop them."""
+        try:
+            while self.pending:
+                self._write_oldest()
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown(cancel_futures=True)
+
+
+_IN_FLIGHT = 256  # pages rendered ahead of their writing, at most
+_worker_renderer: Renderer | None = None
+
+
+def _start_worker(base_url: str) -> None:
+    global _worker_renderer
+    _worker_renderer = Renderer(Links(static_site=True), canonical_base=base_url)
+
+
+def _render(built: Page, url: str) -> str:
+    assert _worker_renderer is not None, "the worker was started by _start_worker"
+    return _worker_renderer.render(built, path=url)
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """fork when this process runs one thread (cheap, and safe then), else spawn; as
+    the extract stage chooses for its parsers."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def export_site(
@@ -182,6 +241,7 @@ def export_site(
     *,
     base_url: str = DEFAULT_BASE_URL,
     progress: Progress | None = None,
+    workers: int | None = None,
 ) -> ExportResult:
     """Write the site of `store` into `directory` (created if needed) and return what
     was written. An earlier export there is brought up to date: unchanged files are
@@ -189,6 +249,7 @@ def export_site(
     nothing else in `directory` is touched.
 
     `base_url` is where the files will be served, for sitemap.xml and canonical links.
+    `workers`: processes that render pages (default: one per core; 1 renders here).
     Raises ExportError if `directory` is a file or cannot be written, StoreError if the
     store cannot be read.
     """
@@ -200,9 +261,13 @@ def export_site(
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ExportError(f"cannot create the export folder {root}: {exc}") from exc
-    site = _Site(store, root, base_url.rstrip("/"))
+    count = (os.cpu_count() or 1) if workers is None else workers
+    site = _Site(store, root, base_url.rstrip("/"), max(1, count))
     try:
-        errors = _write_pages(site, progress)
+        try:
+            errors = _write_pages(site, progress)
+        finally:
+            site.close()
         _write_fixed_files(site)
         removed = site.out.finish()
     except OSError as exc:
