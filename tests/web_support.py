@@ -16,6 +16,7 @@ from errdex.index import index_snapshot
 from errdex.model import Snapshot
 from errdex.store import Store, open_store
 from errdex.web import create_app
+from errdex.web.app import SERVER_OPTIONS
 from tests.conftest import write_tree
 
 # Every section of the seed page that an error page must show.
@@ -100,11 +101,11 @@ def free_port() -> int:
 
 @contextmanager
 def running(store: Store) -> Iterator[str]:
-    """Serve `store` with uvicorn on 127.0.0.1 in a thread; yield its base URL."""
+    """Serve `store` with uvicorn on 127.0.0.1 in a thread, configured as `errdex serve`
+    configures it; yield its base URL."""
     port = free_port()
-    config = uvicorn.Config(
-        create_app(store, warm=False), host="127.0.0.1", port=port, log_level="error"
-    )
+    app = create_app(store, warm=False)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", **SERVER_OPTIONS)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
