@@ -181,6 +181,8 @@ def _site_json(
         record["cause"] = site.cause
     if site.variant is not None:
         record["variant"] = site.variant
+    if site.unreachable is not None:
+        record["unreachable"] = site.unreachable
     return record
 
 
@@ -223,6 +225,7 @@ def site_from_json(data: JSON) -> ErrorSite:
         ),
         cause=data.get("cause"),
         variant=data.get("variant"),
+        unreachable=data.get("unreachable"),
         explanation=explanation_from_json(data) if "explanation" in data else None,
     )
 

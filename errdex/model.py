@@ -101,6 +101,7 @@ GuardKind = Kind[
     "assert",
     "early-exit",
     "loop-exhausted",  # reached only when the loop `test` ran out without returning
+    "asserted",  # an earlier `assert test` of the function held (not negated)
 ]
 
 
@@ -172,6 +173,7 @@ class ErrorSite:
     inputs: tuple[Input, ...] = ()
     cause: str | None = None  # the expression after `from`, for `raise X from Y`
     variant: str | None = None  # why one raise has several templates (branch that built it)
+    unreachable: str | None = None  # why it can never fire: guards that contradict each other
     explanation: Explanation | None = None  # added by the explain stage
 
 

@@ -72,11 +72,12 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
             continue  # an earlier check of this function, one that raises
         found = catalog.said(guard.test, not guard.negated, site.inputs, _read)
         if found is None:
-            result.unparsed.append(guard.test)
+            if kind != "asserted":  # an assert on the way that we cannot read adds nothing
+                result.unparsed.append(guard.test)
             continue
         if kind == "assert":
             result.expected = catalog.said(guard.test, True, site.inputs, _read) or []
-        if kind == "early-exit":
+        if kind in ("early-exit", "asserted"):
             result.reached_if.extend(found)
         else:
             result.trigger.extend(found)

@@ -39,6 +39,8 @@ def when_it_happens(
         context = ", ".join(analysis.context)
         lead += f" ({context})" if analysis.trigger or analysis.unparsed else f", {context}"
     sentences.append(lead + ".")
+    if site.unreachable is not None:
+        sentences.insert(0, f"This raise can never fire as the code stands: {site.unreachable}.")
     if analysis.handled:
         caught = " or ".join(f"`{h}`" for h in analysis.handled)
         sentences.append(f"It happens while handling {caught} raised inside the `try` block.")

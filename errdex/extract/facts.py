@@ -66,6 +66,7 @@ class RawSite:
     owner_class: str | None  # enclosing class, for `self.attr` and helper methods
     cause: str | None = None
     variant: str | None = None
+    unreachable: str | None = None  # why the site can never fire (errdex.extract.reach)
 
 
 @dataclass(frozen=True, kw_only=True)

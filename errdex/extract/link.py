@@ -144,6 +144,7 @@ class Linker:
             inputs=inputs,
             cause=raw.cause,
             variant=raw.variant,
+            unreachable=raw.unreachable,
         )
 
     def _own_message(self, raw: RawSite, qualname: str) -> Message | None:

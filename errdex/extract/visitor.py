@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from errdex.extract.facts import (
     ArgFact,
@@ -29,6 +30,7 @@ from errdex.extract.members import (
     init_signature,
     module_constants,
 )
+from errdex.extract.reach import Write, unreachable, writes_of
 from errdex.extract.render import source_renderer
 from errdex.extract.templates import MAX_VARIANTS, TemplateBuilder, Variant, is_stringish
 from errdex.model import (
@@ -65,6 +67,23 @@ def snippet_of(lines: list[str], line: int, end_line: int) -> Snippet:
     start = max(1, line - SNIPPET_BEFORE)
     stop = min(len(lines), end_line + SNIPPET_AFTER)
     return Snippet(start_line=start, lines=tuple(t.rstrip("\r") for t in lines[start - 1 : stop]))
+
+
+# The expressions a compound statement evaluates (or binds) before its body runs.
+_HEADERS: dict[str, Callable[[Any], list[ast.AST]]] = {
+    "If": lambda n: [n.test],
+    "While": lambda n: [n.test],
+    "For": lambda n: [n.target, n.iter],
+    "AsyncFor": lambda n: [n.target, n.iter],
+    "With": lambda n: list(n.items),
+    "AsyncWith": lambda n: list(n.items),
+    "Match": lambda n: [n.subject],
+    "Try": lambda n: [],
+    "TryStar": lambda n: [],
+    "FunctionDef": lambda n: [n],
+    "AsyncFunctionDef": lambda n: [n],
+    "ClassDef": lambda n: [n],
+}
 
 
 class UnknownStatement(Exception):
@@ -145,6 +164,8 @@ class FileVisitor:
         self.imports: dict[str, str] = {}
         self.constants: dict[str, MemberFact] = {}
         self.members: dict[str, dict[str, MemberFact]] = {}
+        # what the statements walked so far in this scope stored or called, for reach.py
+        self.writes: list[Write] = []
 
     # -- entry -----------------------------------------------------------------
 
@@ -213,13 +234,23 @@ class FileVisitor:
         """Walk a block in order; return True when it always exits."""
         for stmt in stmts:
             kind = type(stmt).__name__
+            header = _HEADERS.get(kind) if block.guards else None
+            if header is not None:  # a compound statement: its header runs before its body
+                self._note_writes(header(stmt), stmt.lineno)
             method = getattr(self, "visit_" + kind, None)
             if method is not None:
                 method(stmt, block, scope)
             elif kind not in _LEAVES and self.strict:
                 raise UnknownStatement(f"{self.path}:{stmt.lineno}: no rule for {kind}")
             # else: a leaf, or (outside strict mode) new syntax, skipped with what it holds
+            if block.guards and kind not in _HEADERS:
+                self._note_writes([stmt], stmt.lineno)
         return exits(stmts)
+
+    def _note_writes(self, nodes: list[ast.AST], line: int) -> None:
+        write = writes_of(nodes, line)
+        if write is not None:
+            self.writes.append(write)
 
     def _guarded(self, block: _Block, guard: GuardInfo) -> _Block:
         return _Block(guards=(*block.guards, guard), env=dict(block.env))
@@ -264,7 +295,9 @@ class FileVisitor:
                 owner_class=inner.owner_class,
             )
         )
+        outer_writes, self.writes = self.writes, []
         self.walk(node.body, _Block(guards=(), env={}), inner)
+        self.writes = outer_writes
         self._maybe_helper(node, inner, in_class)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -286,18 +319,27 @@ class FileVisitor:
             )
         )
         inner = Scope(qualname=qualname, owner_class=qualname, parent=scope)
+        outer_writes, self.writes = self.writes, []
         self.walk(node.body, _Block(guards=(), env={}), inner)
+        self.writes = outer_writes
 
     def visit_If(self, node: ast.If, block: _Block, scope: Scope, kind: GuardKind = "if") -> None:
         test = node.test
         body = self._guarded(block, self.guard_info(kind, test, False, node.lineno))
+        written = len(self.writes)
         body_exits = self.walk(node.body, body, scope)
+        if body_exits:  # what a branch that always leaves changed, no later code sees
+            del self.writes[written:]
         orelse = self._guarded(block, self.guard_info(kind, test, True, node.lineno))
+        written = len(self.writes)
         if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            self._note_writes([node.orelse[0].test], node.orelse[0].lineno)
             self.visit_If(node.orelse[0], orelse, scope, kind="elif")
             else_exits = exits(node.orelse)
         else:
             else_exits = self.walk(node.orelse, orelse, scope)
+        if else_exits:
+            del self.writes[written:]
         if body_exits and not else_exits:
             block.env = orelse.env
             block.guards = (*block.guards, self.guard_info("early-exit", test, True, node.lineno))
@@ -496,10 +538,15 @@ class FileVisitor:
         )
 
     def visit_Assert(self, node: ast.Assert, block: _Block, scope: Scope) -> None:
-        if node.msg is None:
-            return
-        info = self.guard_info("assert", node.test, True, node.lineno)
-        self._emit(node, "assert", "AssertionError", node.msg, [], [], block, scope, (info,), None)
+        if node.msg is not None:
+            info = self.guard_info("assert", node.test, True, node.lineno)
+            self._emit(
+                node, "assert", "AssertionError", node.msg, [], [], block, scope, (info,), None
+            )
+        if scope.node is not None and not isinstance(node.test, ast.Constant):
+            # what follows in the function runs only when the assert held
+            held = self.guard_info("asserted", node.test, False, node.lineno)
+            block.guards = (*block.guards, held)
 
     def _emit(
         self,
@@ -529,6 +576,7 @@ class FileVisitor:
         end_line = node.end_lineno or line
         location = Location(file=self.path, line=line, end_line=end_line, function=scope.qualname)
         snippet = self.snippet(line, end_line)
+        dead = unreachable(guards, line, self.writes) if len(guards) > 1 else None
         for variant in variants:
             message = None if variant is None else variant[0]
             note = None
@@ -548,6 +596,7 @@ class FileVisitor:
                     owner_class=self._owner(scope),
                     cause=cause,
                     variant=note,
+                    unreachable=dead,
                 )
             )
 
