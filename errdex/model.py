@@ -218,8 +218,10 @@ class Expectation:
     """One place in a test that expects an exception, with what it says of the message."""
 
     exceptions: frozenset[str]  # last segments of the names, e.g. {"ValueError"}
-    alternatives: tuple[tuple[str, ...], ...]  # literal pieces per regex alternative
+    alternatives: tuple[tuple[str, ...], ...]  # literal pieces per regex alternative; ()
+    # when the test names only the class (`pytest.raises(Cls)`, nothing checked after)
     test: TestRef
+    calls: frozenset[str] = frozenset()  # names called where the exception is expected
 
 
 @dataclass(frozen=True, kw_only=True)

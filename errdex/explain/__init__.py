@@ -40,12 +40,11 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
     titles = unique_titles(
         sites, [base_title(s, _guard_text(a)) for s, a in zip(sites, analyses, strict=True)]
     )
-    tests = find_tests(extraction.tests, sites)
+    tests = find_tests(extraction.tests, sites, graph, [_target(s, modules) for s in sites])
     out: list[ErrorSite] = []
     for site, analysis, title in zip(sites, analyses, titles, strict=True):
-        module = _module(site.location.file, modules)
-        target = f"{module}.{site.location.function}" if module else site.location.function
-        paths = graph.paths(target) if module and site.location.function != "<module>" else ()
+        target = _target(site, modules)
+        paths = graph.paths(target) if target is not None else ()
         shorten = {q: _module_prefix(q, modules) for path in paths for q in path}
         report = report_issue_url(site, snapshot, title)
         means = what_it_means(analysis, catalog)
@@ -104,6 +103,15 @@ def _guard_text(analysis: Analysis) -> str | None:
         if guard.kind == "assert":
             return guard.test
     return None
+
+
+def _target(site: ErrorSite, modules: set[str]) -> str | None:
+    """The module-qualified function the site is in (None at module level, or outside
+    the modules extract read)."""
+    module = _module(site.location.file, modules)
+    if module is None or site.location.function == "<module>":
+        return None
+    return f"{module}.{site.location.function}"
 
 
 def _module(path: str, modules: set[str]) -> str | None:

@@ -6,45 +6,69 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
+from errdex.explain.callgraph import MAX_DEPTH, CallGraph
 from errdex.model import ErrorSite, Expectation, Hole, TestFile, TestRef
 
 MAX_TESTS = 3  # per site
+_MAX_REACH = 200  # callers followed per site function, at most
+_CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
+_CLASS_DEPTH = 1  # callers between a class-only test's call and the site, at most
+_GENERIC = frozenset({"Exception", "BaseException"})
 _AMBIGUOUS = 3  # a pattern fitting more sites than this needs the test to name one
 _TOO_VAGUE = 25  # a pattern fitting more sites than this says nothing
 _WORD = re.compile(r"[a-z_]{4,}")
 _HOLE = "\x00"
 _MIN_LITERAL = 6  # letters a pattern must pin down to say anything
+_MIN_FITTED = 8  # characters of a pattern the template's literal text must account for
 
 
-def _fits(piece: str, skeleton: str) -> bool:
-    """True when `piece` is part of some message the template (holes as \\x00) yields."""
+def literal_fit(piece: str, skeleton: str) -> int:
+    """How many characters of `piece` the template's literal text (holes as \\x00) can
+    account for, at best, in some message the template yields; -1 when none contains it.
+    A piece that only fits inside a hole scores 0: the hole swallowed it."""
     if piece in skeleton:
-        return True
-    if _HOLE not in skeleton:
-        return False
+        return len(piece)
+    if _HOLE not in skeleton or not piece:
+        return -1
     n = len(skeleton)
-    states: set[int] = set()
+    states: dict[int, int] = {}  # position in the template -> literal characters so far
     for start in (piece[0], _HOLE):
         j = skeleton.find(start)
         while j >= 0:
-            states.add(j)
+            states[j] = 0
             j = skeleton.find(start, j + 1)
     for char in piece:
-        nxt: set[int] = set()
-        for j in states:
+        nxt: dict[int, int] = {}
+        for j, count in states.items():
             while j < n:
                 at = skeleton[j]
                 if at == _HOLE:
-                    nxt.add(j)  # the hole takes the character
+                    if nxt.get(j, -1) < count:
+                        nxt[j] = count  # the hole takes the character
                     j += 1  # or the hole is empty here
                     continue
-                if at == char:
-                    nxt.add(j + 1)
+                if at == char and nxt.get(j + 1, -1) < count + 1:
+                    nxt[j + 1] = count + 1
                 break
         if not nxt:
-            return False
+            return -1
         states = nxt
-    return True
+    return max(states.values())
+
+
+def _fits(pieces: tuple[str, ...], skeleton: str) -> bool:
+    """Every piece is part of a message the template yields, and the template's own text,
+    not its holes, accounts for enough of them: a hole may not swallow the pattern."""
+    literal = total = 0
+    for piece in pieces:
+        if not piece:
+            continue
+        count = literal_fit(piece, skeleton)
+        if count < 0:
+            return False
+        literal += count
+        total += len(piece)
+    return literal >= _MIN_FITTED and literal * 3 >= total
 
 
 def _mostly_literal(pieces: tuple[str, ...], skeleton: str) -> bool:
@@ -59,10 +83,54 @@ def _skeleton(site: ErrorSite) -> str:
     return "".join(_HOLE if isinstance(p, Hole) else p.text for p in site.message.parts)
 
 
+class Reach:
+    """For each site, the short names of the functions (and classes, for constructors)
+    that reach its function through the static call graph: what a test must call."""
+
+    def __init__(self, graph: CallGraph, targets: Sequence[str | None]):
+        self.graph = graph
+        self.targets = targets
+        self._names: dict[tuple[str, int], frozenset[str]] = {}
+
+    def names(self, i: int, depth: int = MAX_DEPTH) -> frozenset[str]:
+        """Up to `depth` callers deep (0: the site's own function alone)."""
+        target = self.targets[i]
+        if target is None:
+            return frozenset()
+        key = (target, depth)
+        if key not in self._names:
+            found: set[str] = set()
+            seen = {target}
+            layer = [target]
+            for _ in range(depth):
+                nxt: list[str] = []
+                for qualified in layer:
+                    found.add(_short_name(qualified))
+                    for caller in self.graph.callers(qualified):
+                        if caller not in seen and len(seen) < _MAX_REACH:
+                            seen.add(caller)
+                            nxt.append(caller)
+                layer = nxt
+            found.update(_short_name(q) for q in layer)
+            found.discard("<module>")
+            self._names[key] = frozenset(found)
+        return self._names[key]
+
+
+def _short_name(qualified: str) -> str:
+    """`m.Class.method` -> "method"; a constructor -> "Class": the name a caller writes."""
+    parts = qualified.split(".")
+    if parts[-1] in _CONSTRUCTORS and len(parts) > 1:
+        return parts[-2]
+    return parts[-1]
+
+
 class TestIndex:
     """Finds, for each site, the tests whose expectations fit it."""
 
-    def __init__(self, sites: Sequence[ErrorSite]):
+    def __init__(self, sites: Sequence[ErrorSite], reach: Reach | None = None):
+        self.reach = reach
+        self.by_class: dict[str, list[int]] = defaultdict(list)
         self.sites = sites
         self.skeletons = [_skeleton(s) for s in sites]
         self.words: dict[str, list[int]] = defaultdict(list)
@@ -70,9 +138,35 @@ class TestIndex:
             for word in set(_WORD.findall(skeleton.lower())):
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
+        for i, names in enumerate(self.names):
+            for name in names:
+                self.by_class[name].append(i)
+
+    def reached(
+        self, expectation: Expectation, hits: list[int], depth: int = MAX_DEPTH
+    ) -> list[int]:
+        """The hits whose function the code under the raises block calls, directly or
+        through the call graph (`depth` callers deep at most)."""
+        if self.reach is None or not expectation.calls:
+            return []
+        reach = self.reach
+        return [i for i in hits if reach.names(i, depth) & expectation.calls]
+
+    def by_class_alone(self, expectation: Expectation) -> list[int]:
+        """`pytest.raises(Cls)` with nothing checked: the one site of that class the
+        block's calls reach, or none when they reach several (or none)."""
+        if not expectation.calls or expectation.exceptions & _GENERIC:
+            return []
+        candidates = sorted({i for e in expectation.exceptions for i in self.by_class.get(e, ())})
+        # the static graph misses calls: only a site the block calls (nearly) directly
+        # is trusted to be the one, and only when no other site of the class is as near
+        reached = self.reached(expectation, candidates, _CLASS_DEPTH)
+        return reached if len(reached) == 1 else []
 
     def match(self, expectation: Expectation) -> list[int]:
         """Indexes of the sites an expectation fits."""
+        if not expectation.alternatives:
+            return self.by_class_alone(expectation)
         found: set[int] = set()
         for pieces in expectation.alternatives:
             letters = sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces)
@@ -86,9 +180,7 @@ class TestIndex:
                 if not self._raises(i, expectation.exceptions):
                     continue
                 skeleton = self.skeletons[i]
-                if all(_fits(p, skeleton) for p in pieces if p) and _mostly_literal(
-                    pieces, skeleton
-                ):
+                if _fits(pieces, skeleton) and _mostly_literal(pieces, skeleton):
                     found.add(i)
         return sorted(found)
 
@@ -99,22 +191,36 @@ class TestIndex:
 def _exception_names(site: ErrorSite) -> frozenset[str]:
     names = {site.exception.name.rsplit(".", 1)[-1]}
     names.update(b.rsplit(".", 1)[-1] for b in site.exception.bases)
+    if names & {"OSError", "IOError", "EnvironmentError"}:
+        names.update(("OSError", "IOError", "EnvironmentError"))  # one class, three names
     if site.kind == "assert":
         names.add("AssertionError")
     return frozenset(names)
 
 
 def find_tests(
-    tests: Sequence[TestFile], sites: Sequence[ErrorSite]
+    tests: Sequence[TestFile],
+    sites: Sequence[ErrorSite],
+    graph: CallGraph | None = None,
+    targets: Sequence[str | None] = (),
 ) -> dict[str, tuple[TestRef, ...]]:
-    """For each site id, the tests (as extract read them) that trigger it."""
-    index = TestIndex(sites)
+    """For each site id, the tests (as extract read them) that trigger it. `targets`
+    are the sites' module-qualified functions, for the call graph."""
+    reach = None if graph is None else Reach(graph, targets)
+    index = TestIndex(sites, reach)
     found: dict[int, list[tuple[int, TestRef]]] = defaultdict(list)
     for test_file in tests:
         for expectation in test_file.expectations:
             hits = index.match(expectation)
+            if not expectation.alternatives:  # the class alone: one site or none
+                for i in hits:
+                    found[i].append((len(hits), expectation.test))
+                continue
             if len(hits) > _TOO_VAGUE:
                 continue
+            reached = index.reached(expectation, hits)
+            if reached:
+                hits = reached
             if len(hits) > _AMBIGUOUS or _short(expectation):
                 hits = [i for i in hits if _named_in(sites[i], test_file.names)][:_AMBIGUOUS]
             for i in hits:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 import re
 from bisect import bisect_right
@@ -26,6 +27,10 @@ _CALL = re.compile(r"aises(Regexp?|Regex|Message)?\s*\(")
 _DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 _STRING = re.compile(r"""(?:[rRbBuUfF]{0,2})("[^"\\\n]{12,200}"|'[^'\\\n]{12,200}')""")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_NEXT_DEF = ("def ", "async def ", "class ", "@")
+_MAX_BLOCK = 30  # lines of a `with pytest.raises(...)` block read for what it calls
+_NOT_CALLS = frozenset(dir(builtins)) | {"self", "cls", "pytest", "raises"}
 
 
 def scan_tests(root: Path) -> tuple[TestFile, ...]:
@@ -196,10 +201,8 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         counted = call.start()
         if pattern is not None:
             alternatives = regex_pieces(pattern)
-        else:
+        else:  # () when nothing is checked: the class alone, fitted by what is called
             alternatives = _checked_text(text, call.end())
-            if not alternatives:
-                continue
         for m in _DEF.finditer(text, scanned, call.start()):
             defs.append((m.start(), len(m.group(1).expandtabs()), m.group(2), m.group(3)))
             starts.append(m.start())
@@ -207,11 +210,38 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         name = _enclosing(defs, starts, text, call.start())
         if name is None or not name.rsplit(".", 1)[-1].startswith("test"):
             continue  # a helper of the tests, not a test that can be run by name
+        if len(node.args) > 1:  # pytest.raises(Exc, func, ...): the call is an argument
+            calls = frozenset(n for n in _names(node.args[1]) if n not in _NOT_CALLS)
+        else:
+            calls = _block_calls(text, call.start())
         yield Expectation(
             exceptions=exceptions,
             alternatives=alternatives,
             test=TestRef(file=rel, line=line, name=name),
+            calls=calls,
         )
+
+
+def _block_calls(text: str, at: int) -> frozenset[str]:
+    """The names called in the `with` block that a raises call at `at` opens: the lines
+    after it indented deeper than its own (empty when it opens no block)."""
+    start = text.rfind("\n", 0, at) + 1
+    head = text[start:at]
+    if not head.lstrip().startswith("with "):
+        return frozenset()
+    indent = len(head) - len(head.lstrip())
+    end = text.find("\n", at)
+    body: list[str] = []
+    while end >= 0 and len(body) < _MAX_BLOCK:
+        nxt = text.find("\n", end + 1)
+        line = text[end + 1 : nxt if nxt >= 0 else len(text)]
+        end = nxt
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) <= indent:
+            break
+        body.append(line)
+    return frozenset(n for n in _CALLED.findall("\n".join(body)) if n not in _NOT_CALLS)
 
 
 def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
@@ -223,9 +253,15 @@ def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
             break
         end = nxt
     found: list[tuple[str, ...]] = []
+    checks = 0  # lines since the last one that reads the exception (a check split by black)
     for line in text[after:end].split("\n"):
+        if line.lstrip().startswith(_NEXT_DEF):
+            break  # the next test begins: what it checks is its own
         if "str(" in line or ".value" in line or ".exception" in line or "match" in line:
+            checks = 3
+        if checks:
             found.extend((m.group(1)[1:-1],) for m in _STRING.finditer(line))
+            checks -= 1
     return tuple(found)
 
 

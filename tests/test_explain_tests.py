@@ -1,0 +1,129 @@
+# Issue 10: the tests errdex lists for a site are tests that trigger it. Snippets of a
+# package and its tests, extracted and explained for real (no mocks).
+from __future__ import annotations
+
+from pathlib import Path
+
+from errdex.explain.tests_scan import literal_fit
+from errdex.model import ErrorSite
+from tests.test_explain import explain_package, explanation
+
+CODE = """
+class KernelError(Exception):
+    pass
+
+
+def load(path, reason):
+    raise OSError(f"Could not load {path}: {reason}")
+
+
+def check_size(size):
+    if size < 0:
+        raise ValueError(f"size must be positive, got {size}")
+
+
+def pick(name):
+    if name not in ("triton", "cuda"):
+        raise KernelError(f"unknown kernel {name}")
+    return name
+
+
+def build(name, size):
+    check_size(size)
+    if not name:
+        raise ValueError("a name is needed")
+    return pick(name)
+"""
+
+TESTS = """
+import pytest
+from pkg.core import KernelError, build, check_size, load, pick
+
+
+def test_swallowed_by_a_hole():
+    # the template's literal text ("Could not load ", ": ") accounts for none of it
+    with pytest.raises(OSError, match="permission denied for the cache directory"):
+        load("/cache", "permission denied for the cache directory")
+
+
+def test_message_checked_after():
+    with pytest.raises(ValueError) as exc_info:
+        check_size(-3)
+    assert "size must be positive" in str(exc_info.value)
+
+
+def test_class_alone():
+    with pytest.raises(KernelError):
+        pick("tvm")
+
+
+def test_class_alone_two_sites_reached():
+    with pytest.raises(ValueError):
+        build("", -1)
+
+
+def test_function_form():
+    pytest.raises(KernelError, pick, "tvm")
+
+
+def test_unrelated():
+    with pytest.raises(ValueError):
+        int("x")
+
+
+def test_next_one_checks_text():
+    with pytest.raises(ValueError) as e:
+        build("", 1)
+    assert str(e.value) == "a name is needed"
+"""
+
+
+def _by_message(tmp_path: Path) -> dict[str, ErrorSite]:
+    sites = explain_package(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/core.py": CODE, "tests/test_core.py": TESTS},
+    )
+    return {s.message.literal_text: s for s in sites.values() if s.message is not None}
+
+
+def _tests(site: ErrorSite) -> list[str]:
+    return [t.name for t in explanation(site).tests]
+
+
+def test_literal_fit_counts_only_the_templates_own_text() -> None:
+    skeleton = "Could not load \x00: \x00"
+    assert literal_fit("Could not load /x: denied", skeleton) == len("Could not load : ")
+    assert literal_fit("permission denied for the cache", skeleton) == 0  # inside a hole
+    assert literal_fit("size must be positive", "size must be positive, got \x00") == 21
+    # only the trailing hole could hold it: swallowed; a template without holes: no fit
+    assert literal_fit("size must be negative", "size must be positive, got \x00") == 0
+    assert literal_fit("size must be negative", "size must be positive") == -1
+
+
+def test_a_pattern_a_hole_would_swallow_does_not_match(tmp_path: Path) -> None:
+    by_message = _by_message(tmp_path)
+    assert _tests(by_message["Could not load : "]) == []
+
+
+def test_message_checked_on_exc_info_value(tmp_path: Path) -> None:
+    by_message = _by_message(tmp_path)
+    assert _tests(by_message["size must be positive, got "]) == ["test_message_checked_after"]
+
+
+def test_class_only_raises_that_reach_one_site_of_the_class(tmp_path: Path) -> None:
+    by_message = _by_message(tmp_path)
+    # pick() has the one KernelError site: the `with` block and the function form reach it
+    assert _tests(by_message["unknown kernel "]) == ["test_class_alone", "test_function_form"]
+    # build() reaches two ValueError sites (its own and check_size's): neither is listed
+    # for the class alone; int("x") reaches none of the package's sites
+    assert "test_class_alone_two_sites_reached" not in _tests(by_message["a name is needed"])
+    assert all(
+        "test_unrelated" not in _tests(s) and "test_class_alone_two_sites_reached" not in _tests(s)
+        for s in by_message.values()
+    )
+
+
+def test_a_check_of_the_next_test_is_not_read_as_this_ones(tmp_path: Path) -> None:
+    by_message = _by_message(tmp_path)
+    # test_unrelated is followed by test_next_one_checks_text and its str(e.value) check
+    assert _tests(by_message["a name is needed"]) == ["test_next_one_checks_text"]
