@@ -217,7 +217,8 @@ class IndexResult:
 class Expectation:
     """One place in a test that expects an exception, with what it says of the message."""
 
-    exceptions: frozenset[str]  # last segments of the names, e.g. {"ValueError"}
+    exceptions: frozenset[str]  # last segments of the names, e.g. {"ValueError"}; empty
+    # for a message checked in captured output (any class)
     alternatives: tuple[tuple[str, ...], ...]  # literal pieces per regex alternative; ()
     # when the test names only the class (`pytest.raises(Cls)`, nothing checked after)
     test: TestRef

@@ -28,6 +28,23 @@ def pick(name):
     return name
 
 
+def ensure(values):
+    if not values:
+        raise ValueError("the values list cannot be empty here")
+    if len(values) > 9:
+        raise ValueError("the values list holds more than nine values")
+
+
+class UsageError(Exception):
+    pass
+
+
+def select_profile(name):
+    if name not in ("dev", "prod"):
+        raise UsageError(f"No profile named {name!r} was found in the settings file")
+    return name
+
+
 def build(name, size):
     check_size(size)
     if not name:
@@ -37,7 +54,7 @@ def build(name, size):
 
 TESTS = """
 import pytest
-from pkg.core import KernelError, build, check_size, load, pick
+from pkg.core import KernelError, build, check_size, ensure, load, main, pick
 
 
 def test_swallowed_by_a_hole():
@@ -69,6 +86,18 @@ def test_function_form():
 def test_unrelated():
     with pytest.raises(ValueError):
         int("x")
+
+
+def test_two_sites_fit_as_well():
+    with pytest.raises(ValueError, match="the values list"):
+        ensure([])
+
+
+def test_cli_prints_the_error(runner, capsys):
+    result = runner.invoke(main, ["--profile", "staging"])
+    assert result.exit_code == 2
+    assert "Error: No profile named 'staging' was found in the settings file" in result.output
+    assert "was found in the settings" in capsys.readouterr().err
 
 
 def test_next_one_checks_text():
@@ -127,3 +156,20 @@ def test_a_check_of_the_next_test_is_not_read_as_this_ones(tmp_path: Path) -> No
     by_message = _by_message(tmp_path)
     # test_unrelated is followed by test_next_one_checks_text and its str(e.value) check
     assert _tests(by_message["a name is needed"]) == ["test_next_one_checks_text"]
+
+
+def test_a_pattern_two_templates_fit_as_well_names_neither(tmp_path: Path) -> None:
+    by_message = _by_message(tmp_path)
+    assert _tests(by_message["the values list cannot be empty here"]) == []
+    assert _tests(by_message["the values list holds more than nine values"]) == []
+
+
+def test_an_error_checked_in_captured_cli_output(tmp_path: Path) -> None:
+    by_message = _by_message(tmp_path)
+    # result.output and capsys.readouterr(); the "Error: " a CLI prints first is not
+    # part of the message
+    site = by_message["No profile named  was found in the settings file"]
+    assert _tests(site) == ["test_cli_prints_the_error"]
+    lines = TESTS.split("\n")
+    checked = next(n for n, text in enumerate(lines, 1) if "in result.output" in text)
+    assert [t.line for t in explanation(site).tests] == [checked]  # listed once

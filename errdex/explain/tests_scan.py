@@ -20,6 +20,10 @@ _WORD = re.compile(r"[a-z_]{4,}")
 _HOLE = "\x00"
 _MIN_LITERAL = 6  # letters a pattern must pin down to say anything
 _MIN_FITTED = 8  # characters of a pattern the template's literal text must account for
+_LOOSE_LETTERS, _LOOSE_FITTED = 4, 5  # the same, for a site the test's block calls into
+_MIN_OUTPUT_FIT = 12  # of an output line, characters the template's own text must give
+_STANDS_ALONE = 24  # characters of a pattern that pin a site down without the test naming it
+_RAREST = 3  # words of a pattern whose sites are tried
 
 
 def literal_fit(piece: str, skeleton: str) -> int:
@@ -56,19 +60,20 @@ def literal_fit(piece: str, skeleton: str) -> int:
     return max(states.values())
 
 
-def _fits(pieces: tuple[str, ...], skeleton: str) -> bool:
+def _fits(pieces: tuple[str, ...], skeleton: str, least: int = 8) -> int:
     """Every piece is part of a message the template yields, and the template's own text,
-    not its holes, accounts for enough of them: a hole may not swallow the pattern."""
+    not its holes, accounts for enough of them (a hole may not swallow the pattern): the
+    characters it accounts for, or 0."""
     literal = total = 0
     for piece in pieces:
         if not piece:
             continue
         count = literal_fit(piece, skeleton)
         if count < 0:
-            return False
+            return 0
         literal += count
         total += len(piece)
-    return literal >= _MIN_FITTED and literal * 3 >= total
+    return literal if literal >= least and literal * 3 >= total else 0
 
 
 def _mostly_literal(pieces: tuple[str, ...], skeleton: str) -> bool:
@@ -160,36 +165,51 @@ class TestIndex:
         candidates = sorted({i for e in expectation.exceptions for i in self.by_class.get(e, ())})
         # the static graph misses calls: only a site the block calls (nearly) directly
         # is trusted to be the one, and only when no other site of the class is as near
-        reached = self.reached(expectation, candidates, _CLASS_DEPTH)
-        return reached if len(reached) == 1 else []
+        # a builtin class is raised by code the graph does not see (the platform, a
+        # library): only a site in the very function the block calls is trusted
+        depth = _CLASS_DEPTH if all(_own_class(self.sites[i]) for i in candidates) else 0
+        reached = self.reached(expectation, candidates, depth)
+        if len(reached) == 1:
+            # and no other site of the class lies further down what the block calls
+            anywhere = self.reached(expectation, candidates)
+            return reached if anywhere == reached else []
+        # else a class of the codebase's own that only one site raises
+        if not reached and len(candidates) == 1 and _own_class(self.sites[candidates[0]]):
+            return candidates
+        return []
 
-    def match(self, expectation: Expectation) -> list[int]:
-        """Indexes of the sites an expectation fits."""
-        if not expectation.alternatives:
-            return self.by_class_alone(expectation)
-        found: set[int] = set()
-        for pieces in expectation.alternatives:
-            letters = sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces)
-            if letters < _MIN_LITERAL:
-                continue
-            words = {w for p in pieces for w in _WORD.findall(p.lower()) if w in self.words}
-            if not words:
-                continue
-            rarest = min(words, key=lambda w: len(self.words[w]))
-            for i in self.words[rarest]:
-                if not self._raises(i, expectation.exceptions):
-                    continue
-                skeleton = self.skeletons[i]
-                if _fits(pieces, skeleton) and _mostly_literal(pieces, skeleton):
-                    found.add(i)
-        return sorted(found)
+    def scores(self, pieces: tuple[str, ...], expected: frozenset[str]) -> dict[int, int]:
+        """The sites one alternative of a pattern fits, loosely (a short pattern too),
+        each with the characters of it their template's own text accounts for."""
+        letters = sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces)
+        if letters < _LOOSE_LETTERS:
+            return {}
+        words = {w for p in pieces for w in _WORD.findall(p.lower()) if w in self.words}
+        # a word of the pattern may be a hole's value: look at the few rarest
+        rarest = sorted(words, key=lambda w: len(self.words[w]))[:_RAREST]
+        found: dict[int, int] = {}
+        for i in sorted({i for w in rarest for i in self.words[w]}):
+            if self._raises(i, expected):
+                score = _fits(pieces, self.skeletons[i], _LOOSE_FITTED)
+                if score:
+                    found[i] = score
+        return found
 
     def _raises(self, i: int, expected: frozenset[str]) -> bool:
+        if not expected:  # printed output: any class
+            return True
         return bool(expected & self.names[i]) or bool(expected & {"Exception", "BaseException"})
 
 
+def _own_class(site: ErrorSite) -> bool:
+    """The site raises a class the codebase defines (not a builtin, not unresolved)."""
+    qualname = site.exception.qualname
+    return "." in qualname and not qualname.startswith(("builtins.", "self.", "cls."))
+
+
 def _exception_names(site: ErrorSite) -> frozenset[str]:
-    names = {site.exception.name.rsplit(".", 1)[-1]}
+    # as written and as resolved: `raise RequestsSSLError(...)` raises SSLError
+    names = {site.exception.name.rsplit(".", 1)[-1], site.exception.qualname.rsplit(".", 1)[-1]}
     names.update(b.rsplit(".", 1)[-1] for b in site.exception.bases)
     if names & {"OSError", "IOError", "EnvironmentError"}:
         names.update(("OSError", "IOError", "EnvironmentError"))  # one class, three names
@@ -211,31 +231,50 @@ def find_tests(
     found: dict[int, list[tuple[int, TestRef]]] = defaultdict(list)
     for test_file in tests:
         for expectation in test_file.expectations:
-            hits = index.match(expectation)
             if not expectation.alternatives:  # the class alone: one site or none
-                for i in hits:
-                    found[i].append((len(hits), expectation.test))
+                for i in index.by_class_alone(expectation):
+                    found[i].append((1, expectation.test))
                 continue
-            if len(hits) > _TOO_VAGUE:
-                continue
-            reached = index.reached(expectation, hits)
-            if reached:
-                hits = reached
-            if len(hits) > _AMBIGUOUS or _short(expectation):
-                hits = [i for i in hits if _named_in(sites[i], test_file.names)][:_AMBIGUOUS]
-            for i in hits:
-                found[i].append((len(hits), expectation.test))
+            for pieces in expectation.alternatives:
+                one = _one_site(index, expectation, pieces, test_file.names)
+                if one is not None:
+                    found[one].append((1, expectation.test))
     out: dict[str, tuple[TestRef, ...]] = {}
     for i, refs in found.items():
         refs.sort(key=lambda r: (r[0], r[1].file, r[1].line))
-        unique = list(dict.fromkeys(ref for _, ref in refs))
-        out[sites[i].id] = tuple(unique[:MAX_TESTS])
+        unique: dict[tuple[str, str], TestRef] = {}
+        for _, ref in refs:  # a test that checks the error twice is listed once
+            unique.setdefault((ref.file, ref.name), ref)
+        out[sites[i].id] = tuple(list(unique.values())[:MAX_TESTS])
     return out
 
 
-def _short(expectation: Expectation) -> bool:
-    """A pattern too short to pin one error down without the test naming its code."""
-    return all(sum(len(p) for p in alt) < 24 for alt in expectation.alternatives)
+def _one_site(
+    index: TestIndex, expectation: Expectation, pieces: tuple[str, ...], names: frozenset[str]
+) -> int | None:
+    """The one site an alternative of a pattern points to, or None: the best fit among
+    the sites the raises block calls into; else, among the close fits, the best one if
+    the pattern is long enough to stand alone (or the file names the site's function).
+    Two sites fitting equally well are not told apart: neither is listed."""
+    scored = index.scores(pieces, expectation.exceptions)
+    close = {i: score for i, score in scored.items() if score >= _MIN_FITTED}
+    if sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces) < _MIN_LITERAL:
+        close = {}  # too few letters to stand without the block reaching the site
+    if not expectation.exceptions:  # printed output: a close fit, and nothing else fits
+        pool = {i: score for i, score in close.items() if score >= _MIN_OUTPUT_FIT}
+        return next(iter(pool)) if len(pool) == 1 and len(scored) == 1 else None
+    reached = index.reached(expectation, sorted(scored))
+    if reached:  # the block calls into these: the file need not name them
+        pool = {i: scored[i] for i in reached}
+    elif not close or len(close) > _TOO_VAGUE:
+        return None
+    elif len(close) > _AMBIGUOUS or sum(map(len, pieces)) < _STANDS_ALONE:
+        pool = {i: score for i, score in close.items() if _named_in(index.sites[i], names)}
+    else:
+        pool = close
+    top = max(pool.values(), default=0)
+    best = [i for i, score in pool.items() if score == top]
+    return best[0] if len(best) == 1 else None
 
 
 def _named_in(site: ErrorSite, names: frozenset[str]) -> bool:

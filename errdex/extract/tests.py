@@ -20,6 +20,7 @@ MAX_FILE = 2_000_000  # bytes; larger test files are data, not tests
 _SKIP_DIRS = frozenset(
     {"node_modules", "__pycache__", "site-packages", "build", "dist", "csrc", "venv", ".venv"}
 )
+_MARKERS = (b"raises", b"assertRaises", b".output", b".stdout", b".stderr", b"readouterr")
 _TEST_DIRS = frozenset({"tests", "test", "testing"})
 # Starts with a literal so that the regex engine can skip ahead; what precedes it
 # ("r" of raises, "assertR" of assertRaises) is checked by hand.
@@ -27,7 +28,11 @@ _CALL = re.compile(r"aises(Regexp?|Regex|Message)?\s*\(")
 _DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 _STRING = re.compile(r"""(?:[rRbBuUfF]{0,2})("[^"\\\n]{12,200}"|'[^'\\\n]{12,200}')""")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_ALIAS = re.compile(r"\b([A-Za-z_]\w*) as ([A-Za-z_]\w*)\b")
 _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
+_CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
+_MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
 _NEXT_DEF = ("def ", "async def ", "class ", "@")
 _MAX_BLOCK = 30  # lines of a `with pytest.raises(...)` block read for what it calls
 _NOT_CALLS = frozenset(dir(builtins)) | {"self", "cls", "pytest", "raises"}
@@ -38,7 +43,7 @@ def scan_tests(root: Path) -> tuple[TestFile, ...]:
     expect and the identifiers they mention."""
     found: list[TestFile] = []
     for rel, text in _read_tests(root):
-        expected = tuple(expectations(rel, text))
+        expected = (*expectations(rel, text), *output_expectations(rel, text))
         if expected:
             names = frozenset(_IDENTIFIER.findall(text))
             found.append(TestFile(path=rel, names=names, expectations=expected))
@@ -169,6 +174,7 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
     defs: list[tuple[int, int, str, str]] = []
     starts: list[int] = []
     line, counted, scanned = 1, 0, 0
+    aliases: dict[str, str] | None = None  # `import X as Y`: Y names X; read when needed
     for call in _CALL.finditer(text):
         at = call.start() - 1
         if at < 0:
@@ -191,6 +197,9 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         exceptions = _names(node.args[0])
         if not exceptions:
             continue
+        if aliases is None:
+            aliases = dict((alias, name) for name, alias in _ALIAS.findall(text))
+        exceptions = frozenset(aliases.get(e, e) for e in exceptions)
         pattern = None
         for keyword in node.keywords:
             if keyword.arg in ("match", "expected_regex"):
@@ -219,6 +228,40 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
             alternatives=alternatives,
             test=TestRef(file=rel, line=line, name=name),
             calls=calls,
+        )
+
+
+def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
+    """Error messages a test expects a command to print: a string checked against
+    captured output (`"..." in result.output`, `== capsys.readouterr().err`), one line of
+    it at a time, the "Error: " a CLI puts before the message taken off. Any class; the
+    explain stage asks for a close, unique fit."""
+    defs: list[tuple[int, int, str, str]] = []
+    starts: list[int] = []
+    for m in _DEF.finditer(text):
+        defs.append((m.start(), len(m.group(1).expandtabs()), m.group(2), m.group(3)))
+        starts.append(m.start())
+    for check in _OUTPUT.finditer(text):
+        start = text.rfind("\n", 0, check.start()) + 1
+        end = text.find("\n", check.end())
+        line_text = text[start : end if end >= 0 else len(text)]
+        if " in " not in line_text and "==" not in line_text:
+            continue
+        pieces = []
+        for literal in _STRING.finditer(line_text):
+            for part in literal.group(1)[1:-1].split("\\n"):
+                part = _CLI_PREFIX.sub("", part.strip())
+                if len(part) >= _MIN_OUTPUT:
+                    pieces.append((part,))
+        if not pieces:
+            continue
+        name = _enclosing(defs, starts, text, start + len(line_text) - len(line_text.lstrip()))
+        if name is None or not name.rsplit(".", 1)[-1].startswith("test"):
+            continue
+        yield Expectation(
+            exceptions=frozenset(),
+            alternatives=tuple(pieces),
+            test=TestRef(file=rel, line=text.count("\n", 0, start) + 1, name=name),
         )
 
 
@@ -291,6 +334,6 @@ def _read_tests(root: Path) -> Iterable[tuple[str, str]]:
             data = read_regular(os.path.join(root, rel), MAX_FILE + 1)
         except OSError:
             continue
-        if len(data) > MAX_FILE or (b"raises" not in data and b"assertRaises" not in data):
+        if len(data) > MAX_FILE or not any(m in data for m in _MARKERS):
             continue
         yield rel, data.decode("utf-8", errors="replace")
