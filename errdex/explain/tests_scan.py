@@ -143,6 +143,10 @@ class TestIndex:
             for word in set(_WORD.findall(skeleton.lower())):
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
+        self.dynamic = any(
+            s.kind != "reraise" and not _own_class(s) and "." not in s.exception.qualname
+            for s in sites
+        ) or any(s.exception.qualname.startswith(("self.", "cls.")) for s in sites)
         for i, names in enumerate(self.names):
             for name in names:
                 self.by_class[name].append(i)
@@ -173,9 +177,10 @@ class TestIndex:
             # and no other site of the class lies further down what the block calls
             anywhere = self.reached(expectation, candidates)
             return reached if anywhere == reached else []
-        # else a class of the codebase's own that only one site raises
-        if not reached and len(candidates) == 1 and _own_class(self.sites[candidates[0]]):
-            return candidates
+        # else a class of the codebase's own that only one site raises, when no site
+        # raises a class we cannot name (`raise exc`, `raise self.error_class(...)`)
+        if not reached and len(candidates) == 1 and not self.dynamic:
+            return [i for i in candidates if _own_class(self.sites[i])]
         return []
 
     def scores(self, pieces: tuple[str, ...], expected: frozenset[str]) -> dict[int, int]:
