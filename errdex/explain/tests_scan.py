@@ -23,6 +23,7 @@ _MIN_FITTED = 8  # characters of a pattern the template's literal text must acco
 _LOOSE_LETTERS, _LOOSE_FITTED = 4, 5  # the same, for a site the test's block calls into
 _MIN_OUTPUT_FIT = 12  # of an output line, characters the template's own text must give
 _STANDS_ALONE = 24  # characters of a pattern that pin a site down without the test naming it
+_PHRASE = 16  # characters of a shorter pattern, all template text, that one template holds
 _RAREST = 3  # words of a pattern whose sites are tried
 
 
@@ -275,11 +276,19 @@ def _one_site(
         return None
     elif len(close) > _AMBIGUOUS or sum(map(len, pieces)) < _STANDS_ALONE:
         pool = {i: score for i, score in close.items() if _named_in(index.sites[i], names)}
+        if not pool and len(close) == 1 and _verbatim(pieces, close):
+            pool = close  # a phrase of one template alone, word for word
     else:
         pool = close
     top = max(pool.values(), default=0)
     best = [i for i, score in pool.items() if score == top]
     return best[0] if len(best) == 1 else None
+
+
+def _verbatim(pieces: tuple[str, ...], close: dict[int, int]) -> bool:
+    """The pattern is all literal text of its template, and long enough to be a phrase."""
+    length = sum(map(len, pieces))
+    return length >= _PHRASE and all(score == length for score in close.values())
 
 
 def _named_in(site: ErrorSite, names: frozenset[str]) -> bool:

@@ -33,6 +33,7 @@ _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
 _OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
 _MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
+_DEDENT: dict[int, re.Pattern[str]] = {}  # by the indentation of a def
 _NEXT_DEF = ("def ", "async def ", "class ", "@")
 _MAX_BLOCK = 30  # lines of a `with pytest.raises(...)` block read for what it calls
 _NOT_CALLS = frozenset(dir(builtins)) | {"self", "cls", "pytest", "raises"}
@@ -311,21 +312,38 @@ def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
 def _enclosing(
     defs: list[tuple[int, int, str, str]], starts: list[int], text: str, offset: int
 ) -> str | None:
+    """The test function (`Class.test_x` or `test_x`) whose body holds `offset`: the
+    innermost enclosing `def` named test*, so that a helper nested in a test counts for
+    it; else the innermost enclosing function (not a test: dropped by the caller)."""
     line_start = text.rfind("\n", 0, offset) + 1
-    indent = len(text[line_start:offset]) - len(text[line_start:offset].lstrip())
-    function = None
+    limit = len(text[line_start:offset]) - len(text[line_start:offset].lstrip())
+    chain: list[tuple[str, str]] = []  # (kind, name), innermost first
     for k in range(bisect_right(starts, offset) - 1, -1, -1):
-        _, level, kind, name = defs[k]
-        if function is None:
-            if kind == "def" and level < indent:
-                function = (level, name)
-        elif kind == "class" and level < function[0]:
-            return f"{name}.{function[1]}"
-        elif level < function[0] and kind == "def":
-            return function[1]
-        if function is not None and level == 0:
+        start, level, kind, name = defs[k]
+        if level >= limit or _ended(text, start, line_start, level):
+            continue  # a sibling, or a def whose body ended before `offset`
+        chain.append((kind, name))
+        limit = level
+        if level == 0:
             break
-    return None if function is None else function[1]
+    functions = [j for j, (kind, _) in enumerate(chain) if kind == "def"]
+    tests = [j for j in functions if chain[j][1].startswith("test")]
+    if not functions:
+        return None
+    at = tests[0] if tests else functions[0]
+    if at + 1 < len(chain) and chain[at + 1][0] == "class":
+        return f"{chain[at + 1][1]}.{chain[at][1]}"
+    return chain[at][1]
+
+
+def _ended(text: str, start: int, until: int, level: int) -> bool:
+    """A line between the def at `start` and `until` is indented no deeper than the def:
+    the def's body ended there."""
+    pattern = _DEDENT.get(level)
+    if pattern is None:
+        pattern = _DEDENT[level] = re.compile(rf"\n[ \t]{{0,{level}}}[^\s#)\]}}]")
+    first = text.find("\n", start)
+    return first >= 0 and pattern.search(text, first, until) is not None
 
 
 def _read_tests(root: Path) -> Iterable[tuple[str, str]]:
