@@ -19,6 +19,7 @@ class Analysis:
     trigger: list[Clause] = field(default_factory=list)  # hold when the site fires
     innermost: list[Clause] = field(default_factory=list)  # of the nearest guard
     reached_if: list[Clause] = field(default_factory=list)  # early returns not taken
+    asserted: list[Clause] = field(default_factory=list)  # earlier asserts that held
     context: list[str] = field(default_factory=list)  # loops, handlers, match cases
     handled: list[str] = field(default_factory=list)  # exception types being handled
     unparsed: list[str] = field(default_factory=list)  # guard tests we could not read
@@ -77,7 +78,9 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
             continue
         if kind == "assert":
             result.expected = catalog.said(guard.test, True, site.inputs, _read) or []
-        if kind in ("early-exit", "asserted"):
+        if kind == "asserted":
+            result.asserted.extend(found)
+        elif kind == "early-exit":
             result.reached_if.extend(found)
         else:
             result.trigger.extend(found)

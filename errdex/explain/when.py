@@ -44,8 +44,8 @@ def when_it_happens(
     if analysis.handled:
         caught = " or ".join(f"`{h}`" for h in analysis.handled)
         sentences.append(f"It happens while handling {caught} raised inside the `try` block.")
-    if analysis.reached_if:
-        reached = join_and(analysis.reached_if)
+    if analysis.reached_if or analysis.asserted:
+        reached = join_and(analysis.reached_if + analysis.asserted)
         sentences.append(f"The function gets this far only if {reached}.")
     if call_paths:
         shown = [
