@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from errdex.explain.callgraph import MAX_DEPTH, CallGraph
+from errdex.extract.files import module_name
 from errdex.model import ErrorSite, Expectation, Hole, TestFile, TestRef
 
 MAX_TESTS = 3  # per site
@@ -144,10 +145,10 @@ class TestIndex:
             for word in set(_WORD.findall(skeleton.lower())):
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
-        self.dynamic = any(
-            s.kind != "reraise" and not _own_class(s) and "." not in s.exception.qualname
-            for s in sites
-        ) or any(s.exception.qualname.startswith(("self.", "cls.")) for s in sites)
+        # the top-level packages of the codebase: where its own exception classes live
+        self.own = frozenset(module_name(s.location.file).split(".")[0] for s in sites) - {""}
+        # a raise whose class we cannot name (`raise exc`, `raise self.error_class(...)`)
+        self.dynamic = any(s.kind != "reraise" and _unnamed(s) for s in sites)
         for i, names in enumerate(self.names):
             for name in names:
                 self.by_class[name].append(i)
@@ -168,20 +169,19 @@ class TestIndex:
         if not expectation.calls or expectation.exceptions & _GENERIC:
             return []
         candidates = sorted({i for e in expectation.exceptions for i in self.by_class.get(e, ())})
-        # the static graph misses calls: only a site the block calls (nearly) directly
-        # is trusted to be the one, and only when no other site of the class is as near
-        # a builtin class is raised by code the graph does not see (the platform, a
-        # library): only a site in the very function the block calls is trusted
-        depth = _CLASS_DEPTH if all(_own_class(self.sites[i]) for i in candidates) else 0
-        reached = self.reached(expectation, candidates, depth)
+        # The static graph misses calls, so only a site the block calls (nearly) directly
+        # is trusted to be the one: for a class of the codebase, in the function called
+        # or one it calls; for another (a builtin, a library's), raised by code the graph
+        # does not see as well, in the very function called.
+        own = all(self._own_class(i) for i in candidates)
+        reached = self.reached(expectation, candidates, _CLASS_DEPTH if own else 0)
         if len(reached) == 1:
-            # and no other site of the class lies further down what the block calls
-            anywhere = self.reached(expectation, candidates)
-            return reached if anywhere == reached else []
-        # else a class of the codebase's own that only one site raises, when no site
-        # raises a class we cannot name (`raise exc`, `raise self.error_class(...)`)
-        if not reached and len(candidates) == 1 and not self.dynamic:
-            return [i for i in candidates if _own_class(self.sites[i])]
+            # and no other site of the class lies anywhere further down the calls
+            return reached if self.reached(expectation, candidates) == reached else []
+        # else a class of the codebase that one site alone raises, when every raise of
+        # the codebase names its class
+        if not reached and len(candidates) == 1 and own and not self.dynamic:
+            return candidates
         return []
 
     def scores(self, pieces: tuple[str, ...], expected: frozenset[str]) -> dict[int, int]:
@@ -206,11 +206,15 @@ class TestIndex:
             return True
         return bool(expected & self.names[i]) or bool(expected & {"Exception", "BaseException"})
 
+    def _own_class(self, i: int) -> bool:
+        """The site raises a class the codebase defines."""
+        return self.sites[i].exception.qualname.split(".")[0] in self.own
 
-def _own_class(site: ErrorSite) -> bool:
-    """The site raises a class the codebase defines (not a builtin, not unresolved)."""
+
+def _unnamed(site: ErrorSite) -> bool:
+    """The site raises a class known only at run time: a variable, an attribute."""
     qualname = site.exception.qualname
-    return "." in qualname and not qualname.startswith(("builtins.", "self.", "cls."))
+    return "." not in qualname or qualname.startswith(("self.", "cls."))
 
 
 def _exception_names(site: ErrorSite) -> frozenset[str]:

@@ -18,7 +18,7 @@ _NOT_INPUTS = frozenset(dir(builtins)) | {"self", "cls"}
 class GuardInfo:
     """A guard whose source text and names are worked out only if a site needs them."""
 
-    __slots__ = ("_guard", "_names", "kind", "line", "negated", "node", "render", "shape")
+    __slots__ = ("_guard", "_names", "kind", "line", "negated", "node", "reach", "render", "shape")
 
     def __init__(
         self,
@@ -37,6 +37,7 @@ class GuardInfo:
         self.shape = shape
         self._guard: Guard | None = None
         self._names: tuple[NameRef, ...] | None = None
+        self.reach: object = None  # what errdex.extract.reach made of the test, once
 
     @property
     def guard(self) -> Guard:

@@ -27,6 +27,12 @@ _MUTATORS = frozenset(
 )  # fmt: skip
 
 
+# A statement (or a compound statement's header) walked before a site: its line and
+# the nodes it evaluates. What it may change is worked out only for the rare site
+# whose guards could contradict each other.
+Step = tuple[int, Sequence[ast.AST]]
+
+
 @dataclass(frozen=True, slots=True)
 class Write:
     """What one statement (or a compound statement's header) may change."""
@@ -165,7 +171,16 @@ def _identity(node: ast.expr) -> bool:
     return False
 
 
+_NOTHING = object()  # a guard test read once and found not to compare
+
+
 def _test(info: GuardInfo) -> _Test | None:
+    if info.reach is None:
+        info.reach = _read_test(info) or _NOTHING
+    return info.reach if isinstance(info.reach, _Test) else None
+
+
+def _read_test(info: GuardInfo) -> _Test | None:
     if info.kind not in _COMPARED or info.shape != "test" or not isinstance(info.node, ast.expr):
         return None
     reads = _reads(info.node)
@@ -175,18 +190,21 @@ def _test(info: GuardInfo) -> _Test | None:
     return _Test(key=ast.dump(node), holds=holds, reads=reads, identity_only=_identity(node))
 
 
-def _changed(test: _Test, since: int, until: int, writes: Sequence[Write]) -> bool:
-    return any(
-        since < write.line <= until
-        and (write.names & test.reads or (write.calls and not test.identity_only))
-        for write in writes
-    )
+def _changed(test: _Test, since: int, until: int, steps: Sequence[Step]) -> bool:
+    for at, nodes in steps:
+        if since < at <= until:
+            write = writes_of(nodes, at)
+            if write is not None and (
+                write.names & test.reads or (write.calls and not test.identity_only)
+            ):
+                return True
+    return False
 
 
-def unreachable(guards: Sequence[GuardInfo], line: int, writes: Sequence[Write]) -> str | None:
+def unreachable(guards: Sequence[GuardInfo], line: int, steps: Sequence[Step]) -> str | None:
     """Why a site at `line` under `guards` (outermost first) can never fire, or None.
 
-    `writes` are the stores and calls of the function walked so far, in order."""
+    `steps` are the statements of the function walked so far on the way, in order."""
     seen: list[tuple[GuardInfo, _Test]] = []
     for info in guards:
         if info.kind in ("for", "while"):
@@ -198,7 +216,7 @@ def unreachable(guards: Sequence[GuardInfo], line: int, writes: Sequence[Write])
         for earlier, first in seen:
             if first.key != test.key or first.holds == test.holds:
                 continue
-            if _changed(first, earlier.line, line, writes):
+            if _changed(first, earlier.line, line, steps):
                 continue
             return _reason(earlier, info)
         seen.append((info, test))

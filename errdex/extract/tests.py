@@ -28,12 +28,23 @@ _CALL = re.compile(r"aises(Regexp?|Regex|Message)?\s*\(")
 _DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 _STRING = re.compile(r"""(?:[rRbBuUfF]{0,2})("[^"\\\n]{12,200}"|'[^'\\\n]{12,200}')""")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_ALIAS = re.compile(r"\b([A-Za-z_]\w*) as ([A-Za-z_]\w*)\b")
+_AS = re.compile(r" as ([A-Za-z_]\w*)")  # a literal first: the engine skips ahead
+_LAST_NAME = re.compile(r"([A-Za-z_]\w*)$")
 _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
 _OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
 _MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
-_DEDENT: dict[int, re.Pattern[str]] = {}  # by the indentation of a def
+_DEDENTS: dict[int, re.Pattern[str]] = {}
+
+
+def _dedent(level: int) -> re.Pattern[str]:
+    """A line that starts a statement (not a comment, not a closing bracket) indented
+    `level` or less: where the body of a def at `level` ends."""
+    if level not in _DEDENTS:
+        _DEDENTS[level] = re.compile(rf"\n[ \t]{{0,{level}}}[^\s#)\]}}]")
+    return _DEDENTS[level]
+
+
 _NEXT_DEF = ("def ", "async def ", "class ", "@")
 _MAX_BLOCK = 30  # lines of a `with pytest.raises(...)` block read for what it calls
 _NOT_CALLS = frozenset(dir(builtins)) | {"self", "cls", "pytest", "raises"}
@@ -172,9 +183,8 @@ def _names(node: ast.expr) -> frozenset[str]:
 
 def expectations(rel: str, text: str) -> Iterator[Expectation]:
     """Every raises expectation in one test file."""
-    defs: list[tuple[int, int, str, str]] = []
-    starts: list[int] = []
-    line, counted, scanned = 1, 0, 0
+    defs: _Defs | None = None
+    line, counted = 1, 0
     aliases: dict[str, str] | None = None  # `import X as Y`: Y names X; read when needed
     for call in _CALL.finditer(text):
         at = call.start() - 1
@@ -199,7 +209,7 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         if not exceptions:
             continue
         if aliases is None:
-            aliases = dict((alias, name) for name, alias in _ALIAS.findall(text))
+            aliases = _aliases(text)
         exceptions = frozenset(aliases.get(e, e) for e in exceptions)
         pattern = None
         for keyword in node.keywords:
@@ -213,11 +223,8 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
             alternatives = regex_pieces(pattern)
         else:  # () when nothing is checked: the class alone, fitted by what is called
             alternatives = _checked_text(text, call.end())
-        for m in _DEF.finditer(text, scanned, call.start()):
-            defs.append((m.start(), len(m.group(1).expandtabs()), m.group(2), m.group(3)))
-            starts.append(m.start())
-        scanned = call.start()
-        name = _enclosing(defs, starts, text, call.start())
+        defs = defs or _Defs(text)
+        name = defs.test_at(call.start())
         if name is None or not name.rsplit(".", 1)[-1].startswith("test"):
             continue  # a helper of the tests, not a test that can be run by name
         if len(node.args) > 1:  # pytest.raises(Exc, func, ...): the call is an argument
@@ -237,11 +244,8 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
     captured output (`"..." in result.output`, `== capsys.readouterr().err`), one line of
     it at a time, the "Error: " a CLI puts before the message taken off. Any class; the
     explain stage asks for a close, unique fit."""
-    defs: list[tuple[int, int, str, str]] = []
-    starts: list[int] = []
-    for m in _DEF.finditer(text):
-        defs.append((m.start(), len(m.group(1).expandtabs()), m.group(2), m.group(3)))
-        starts.append(m.start())
+    defs: _Defs | None = None
+    line, counted = 1, 0
     for check in _OUTPUT.finditer(text):
         start = text.rfind("\n", 0, check.start()) + 1
         end = text.find("\n", check.end())
@@ -256,14 +260,27 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
                     pieces.append((part,))
         if not pieces:
             continue
-        name = _enclosing(defs, starts, text, start + len(line_text) - len(line_text.lstrip()))
+        defs = defs or _Defs(text)
+        name = defs.test_at(start + len(line_text) - len(line_text.lstrip()))
         if name is None or not name.rsplit(".", 1)[-1].startswith("test"):
             continue
+        line += text.count("\n", counted, start)
+        counted = start
         yield Expectation(
             exceptions=frozenset(),
             alternatives=tuple(pieces),
-            test=TestRef(file=rel, line=text.count("\n", 0, start) + 1, name=name),
+            test=TestRef(file=rel, line=line, name=name),
         )
+
+
+def _aliases(text: str) -> dict[str, str]:
+    """`import X as Y` and `from m import X as Y`: the name each alias stands for."""
+    found: dict[str, str] = {}
+    for m in _AS.finditer(text):
+        before = _LAST_NAME.search(text, max(0, m.start() - 80), m.start())
+        if before is not None:
+            found[m.group(1)] = before.group(1)
+    return found
 
 
 def _block_calls(text: str, at: int) -> frozenset[str]:
@@ -309,41 +326,51 @@ def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
     return tuple(found)
 
 
-def _enclosing(
-    defs: list[tuple[int, int, str, str]], starts: list[int], text: str, offset: int
-) -> str | None:
-    """The test function (`Class.test_x` or `test_x`) whose body holds `offset`: the
-    innermost enclosing `def` named test*, so that a helper nested in a test counts for
-    it; else the innermost enclosing function (not a test: dropped by the caller)."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    limit = len(text[line_start:offset]) - len(text[line_start:offset].lstrip())
-    chain: list[tuple[str, str]] = []  # (kind, name), innermost first
-    for k in range(bisect_right(starts, offset) - 1, -1, -1):
-        start, level, kind, name = defs[k]
-        if level >= limit or _ended(text, start, line_start, level):
-            continue  # a sibling, or a def whose body ended before `offset`
-        chain.append((kind, name))
-        limit = level
-        if level == 0:
-            break
-    functions = [j for j, (kind, _) in enumerate(chain) if kind == "def"]
-    tests = [j for j in functions if chain[j][1].startswith("test")]
-    if not functions:
-        return None
-    at = tests[0] if tests else functions[0]
-    if at + 1 < len(chain) and chain[at + 1][0] == "class":
-        return f"{chain[at + 1][1]}.{chain[at][1]}"
-    return chain[at][1]
+class _Defs:
+    """The `def`s and `class`es of one test file, each with where its body ends (the next
+    line indented no deeper) and the one it is nested in, read in one pass."""
 
+    def __init__(self, text: str):
+        self.text = text
+        self.found = [
+            (m.start(), len(m.group(1).expandtabs()), m.group(2), m.group(3))
+            for m in _DEF.finditer(text)
+        ]
+        self.starts = [start for start, _, _, _ in self.found]
+        self.ends = [len(text)] * len(self.found)
+        self.parents = [-1] * len(self.found)
+        running: list[int] = []  # the defs whose body goes on, innermost last
+        for k, (start, level, _, _) in enumerate(self.found):
+            body = text.find("\n", start)
+            end = None if body < 0 else _dedent(level).search(text, body)
+            self.ends[k] = len(text) if end is None else end.start() + 1
+            while running and self.ends[running[-1]] <= start:
+                running.pop()
+            self.parents[k] = running[-1] if running else -1
+            running.append(k)
 
-def _ended(text: str, start: int, until: int, level: int) -> bool:
-    """A line between the def at `start` and `until` is indented no deeper than the def:
-    the def's body ended there."""
-    pattern = _DEDENT.get(level)
-    if pattern is None:
-        pattern = _DEDENT[level] = re.compile(rf"\n[ \t]{{0,{level}}}[^\s#)\]}}]")
-    first = text.find("\n", start)
-    return first >= 0 and pattern.search(text, first, until) is not None
+    def test_at(self, offset: int) -> str | None:
+        """The test function (`Class.test_x` or `test_x`) whose body holds `offset`: the
+        innermost enclosing def named test*, so that a helper nested in a test counts for
+        it; else the innermost enclosing function (not a test: dropped by the caller)."""
+        text = self.text
+        line_start = text.rfind("\n", 0, offset) + 1
+        indent = len(text[line_start:offset]) - len(text[line_start:offset].lstrip())
+        k = bisect_right(self.starts, offset) - 1
+        # the last def before `offset` or one it is nested in, whose body still runs
+        while k >= 0 and (self.ends[k] <= line_start or self.found[k][1] >= indent):
+            k = self.parents[k]
+        chain: list[tuple[str, str]] = []  # (kind, name), innermost first
+        while k >= 0:
+            chain.append((self.found[k][2], self.found[k][3]))
+            k = self.parents[k]
+        functions = [j for j, (kind, _) in enumerate(chain) if kind == "def"]
+        if not functions:
+            return None
+        at = next((j for j in functions if chain[j][1].startswith("test")), functions[0])
+        if at + 1 < len(chain) and chain[at + 1][0] == "class":
+            return f"{chain[at + 1][1]}.{chain[at][1]}"
+        return chain[at][1]
 
 
 def _read_tests(root: Path) -> Iterable[tuple[str, str]]:

@@ -30,7 +30,7 @@ from errdex.extract.members import (
     init_signature,
     module_constants,
 )
-from errdex.extract.reach import Write, unreachable, writes_of
+from errdex.extract.reach import Step, unreachable
 from errdex.extract.render import source_renderer
 from errdex.extract.templates import MAX_VARIANTS, TemplateBuilder, Variant, is_stringish
 from errdex.model import (
@@ -164,8 +164,8 @@ class FileVisitor:
         self.imports: dict[str, str] = {}
         self.constants: dict[str, MemberFact] = {}
         self.members: dict[str, dict[str, MemberFact]] = {}
-        # what the statements walked so far in this scope stored or called, for reach.py
-        self.writes: list[Write] = []
+        # the statements walked so far in this scope, for reach.py
+        self.writes: list[Step] = []
 
     # -- entry -----------------------------------------------------------------
 
@@ -248,9 +248,7 @@ class FileVisitor:
         return exits(stmts)
 
     def _note_writes(self, nodes: list[ast.AST], line: int) -> None:
-        write = writes_of(nodes, line)
-        if write is not None:
-            self.writes.append(write)
+        self.writes.append((line, nodes))
 
     def _guarded(self, block: _Block, guard: GuardInfo) -> _Block:
         return _Block(guards=(*block.guards, guard), env=dict(block.env))
