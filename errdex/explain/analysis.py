@@ -23,6 +23,7 @@ class Analysis:
     handled: list[str] = field(default_factory=list)  # exception types being handled
     unparsed: list[str] = field(default_factory=list)  # guard tests we could not read
     expected: list[Clause] = field(default_factory=list)  # what an assert expects
+    asserted: list[Clause] = field(default_factory=list)  # an assert's own failing test
 
     @property
     def primary(self) -> Clause | None:
@@ -76,6 +77,7 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
             continue
         if kind == "assert":
             result.expected = catalog.said(guard.test, True, site.inputs, _read) or []
+            result.asserted = found
         if kind == "early-exit":
             result.reached_if.extend(found)
         else:

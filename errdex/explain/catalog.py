@@ -40,6 +40,7 @@ class Catalog:
             for guard in site.guard:
                 if guard.kind in ("if", "elif") and not guard.negated:
                     self.raising_ifs.add((site.location.file, site.location.function, guard.line))
+        self.reexports: set[str] = set()  # filled by explain (access.reexported)
         self._said: dict[tuple[str, bool, tuple[Input, ...]], Any] = {}
         self._docs: dict[tuple[str, str], str | None] = {}
 

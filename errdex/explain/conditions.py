@@ -53,6 +53,15 @@ class Clause:
     on_platform: bool = True  # whether the clause holds on that platform or off it
     call: str | None = None  # the function named by a bare call, e.g. "has_triton"
     at_default: bool | None = None  # whether the clause holds with the input at its default
+    shown: str | None = None  # how `fix` names the subject ("`max_items`")
+    example: str | None = None  # a value (Python literal) that makes the clause false
+    root: str | None = None  # the name an attribute or item read starts from (`x` of `x.a`)
+
+    def fix_naming(self, name: str) -> str | None:
+        """`fix` with the subject named `name` instead (a knob, a constructor parameter)."""
+        if self.fix is None or self.shown is None:
+            return self.fix
+        return self.fix.replace(self.shown, name, 1)
 
 
 Inputs = Mapping[str, Input]  # by expression as written ("self.x", "x")
@@ -195,6 +204,13 @@ def _subject(node: ast.expr, inputs: Inputs) -> Input | None:
     return inputs.get(source(node)) if isinstance(node, ast.Name | ast.Attribute) else None
 
 
+def _root(node: ast.expr) -> str | None:
+    """`x` of `x.a.b`, `x[0].c` or `x.f()`: the name a read starts from."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _is_bool(subject: Input | None) -> bool:
     return subject is not None and (subject.type == "bool" or subject.default in ("True", "False"))
 
@@ -207,17 +223,23 @@ def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
         op = _FLIP[op]
     if isinstance(left, ast.Call) and _call_name(left) == "len" and len(left.args) == 1:
         return _length(left.args[0], op, right, inputs)
+    if isinstance(left, ast.Constant) and op in (ast.In, ast.NotIn):
+        return _contains(right, left, op is ast.In, inputs)
     subject = _subject(left, inputs)
     name, value = code(left), _value(right)
     bound = value if isinstance(right, ast.Constant) else None
     text, noun, fix = _comparison_phrase(op, right, name, value)
+    at_default = _at_default(subject, op, right)
     return Clause(
         text=f"{name} {text}",
         subject=subject,
         noun=noun,
         fix=fix if subject is not None else None,
         bound=bound,
-        at_default=_at_default(subject, op, right),
+        at_default=at_default,
+        shown=name,
+        example=_example(subject, op, right, at_default),
+        root=_root(left),
     )
 
 
@@ -340,6 +362,49 @@ def _at_default(subject: Input | None, op: type[ast.cmpop], right: ast.expr) -> 
         return None
 
 
+def _contains(container: ast.expr, item: ast.Constant, holds: bool, inputs: Inputs) -> Clause:
+    """`"a" in mode`: a clause on `mode`, the input that holds (or lacks) the literal."""
+    subject = _subject(container, inputs)
+    name, value = code(container), _value(item)
+    text = f"{name} contains {value}" if holds else f"{name} does not contain {value}"
+    fix = f"Use a {name} without {value}" if holds else f"Use a {name} that contains {value}"
+    return Clause(
+        text=text,
+        subject=subject,
+        noun=f"a {name} with {value} in it" if holds else f"a {name} without {value}",
+        fix=fix if subject is not None else None,
+        bound=value,
+        shown=name,
+        root=_root(container),
+    )
+
+
+def _example(
+    subject: Input | None, op: type[ast.cmpop], right: ast.expr, at_default: bool | None
+) -> str | None:
+    """A value that makes `subject <op> right` false: the default when it does, else one
+    from the bound (`x < 0`: 0; `x <= 4`: 5; `x not in ("a", "b")`: "a")."""
+    if subject is None:
+        return None
+    if at_default is False and subject.default is not None and literal(subject.default)[0]:
+        return subject.default
+    if isinstance(right, ast.Constant) and isinstance(right.value, bool):
+        return repr(not right.value) if op in (ast.Eq, ast.Is) else repr(right.value)
+    if isinstance(right, ast.Constant) and not isinstance(right.value, bool | type(None)):
+        bound = right.value
+        if op in (ast.Lt, ast.Gt, ast.NotEq):
+            return repr(bound)
+        if isinstance(bound, int) and op in (ast.LtE, ast.GtE):
+            return repr(bound + 1 if op is ast.LtE else bound - 1)
+        return None
+    if op is ast.NotIn and isinstance(right, ast.List | ast.Tuple | ast.Set) and right.elts:
+        first = right.elts[0]
+        return repr(first.value) if isinstance(first, ast.Constant) else None
+    if op is ast.IsNot and isinstance(right, ast.Constant) and right.value is None:
+        return "None"
+    return None
+
+
 def _length(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inputs) -> Clause:
     name, value = code(target), _value(right)
     subject = _subject(target, inputs)
@@ -367,6 +432,8 @@ def _length(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inpu
         noun=f"a {name} that {text}",
         fix=fix if subject is not None else None,
         bound=value,
+        shown=name,
+        root=_root(target),
     )
 
 
@@ -408,12 +475,16 @@ def _isinstance(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Claus
             subject=subject,
             noun=f"a {target} of type {kinds}",
             fix=f"Pass {target} as something other than {kinds}" if subject else None,
+            shown=target,
+            root=_root(args[0]),
         )
     return Clause(
         text=f"{target} is not of type {kinds}",
         subject=subject,
         noun=f"a {target} that is not of type {kinds}",
         fix=f"Pass a value of type {kinds} as {target}" if subject else None,
+        shown=target,
+        root=_root(args[0]),
     )
 
 
@@ -446,10 +517,20 @@ def _affix(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | N
         return None
     verb = "starts" if name == "startswith" else "ends"
     target = code(node.func.value)
-    text = f"{target} {verb} with {_value(node.args[0])}"
+    affix = _listing(node.args[0]) or _value(node.args[0])
+    subject = _subject(node.func.value, inputs)
+    text = f"{target} {verb} with {affix}"
+    fix = f"Use a {target} that does not {verb[:-1]} with {affix}"
     if not holds:
-        text = f"{target} does not {verb[:-1]} with {_value(node.args[0])}"
-    return Clause(text=text, subject=_subject(node.func.value, inputs))
+        text = f"{target} does not {verb[:-1]} with {affix}"
+        fix = f"Use a {target} that {verb} with {affix}"
+    return Clause(
+        text=text,
+        subject=subject,
+        fix=fix if subject is not None else None,
+        shown=target,
+        root=_root(node.func.value),
+    )
 
 
 # Calls said in their own words, by the name called; None from one (the wrong number
@@ -483,15 +564,20 @@ def _truthy(node: ast.expr, inputs: Inputs, holds: bool) -> Clause:
             noun=f"{name} turned on" if holds else f"{name} turned off",
             fix=f"Turn {name} off (False)" if holds else f"Turn {name} on (True)",
             at_default=at_default,
+            shown=name,
+            example="False" if holds else "True",
+            root=_root(node),
         )
     return Clause(
-        text=f"{name} is set (not empty, zero or None)" if holds else f"{name} is empty or unset",
+        text=f"{name} is set" if holds else f"{name} is empty or unset",
         subject=subject,
         noun=f"a non-empty {name}" if holds else f"an empty or missing {name}",
         fix=(f"Leave {name} empty or unset" if holds else f"Give {name} a non-empty value")
         if subject is not None
         else None,
         at_default=at_default,
+        shown=name,
+        root=_root(node),
     )
 
 
