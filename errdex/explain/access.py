@@ -94,9 +94,18 @@ def with_access(site: ErrorSite, catalog: Catalog) -> ErrorSite:
     for index, item in enumerate(inputs):
         root = item.expr.split(".", 1)[0]
         holder = by_expr.get(root) if "." in item.expr and root not in ("self", "cls") else None
-        if holder is not None and holder.access == "internal" and item.access == "public":
+        if holder is not None and item.access == "public" and not _users(holder, by_expr):
             inputs[index] = dataclasses.replace(item, access="internal")
     return dataclasses.replace(site, inputs=tuple(inputs))
+
+
+def _users(holder: Input, by_expr: dict[str, Input], depth: int = 0) -> bool:
+    """Whether a value whose attributes are read is the user's: a public input, or a
+    variable that only aliases or reads public ones (`parallel = config.parallel`)."""
+    if holder.kind != "local":
+        return holder.access == "public"
+    sources = [by_expr[s] for s in holder.sources if s in by_expr]
+    return bool(sources) and depth < 3 and all(_users(s, by_expr, depth + 1) for s in sources)
 
 
 # Dunder methods a user calls by name; the parameters of the others are what an operator

@@ -46,7 +46,8 @@ class Catalog:
 
     def said(self, test: str, holds: bool, inputs: tuple[Input, ...], read: Reader) -> Any:
         """`read(test, holds, inputs)`, remembered: sites of one function share guards."""
-        used = tuple(i for i in inputs if i.expr in test)
+        # an environment variable read in place is named in the test, quoted either way
+        used = tuple(i for i in inputs if (i.name if i.kind == "env" else i.expr) in test)
         key = (test, holds, used)
         if key not in self._said:
             self._said[key] = read(test, holds, {i.expr: i for i in used})

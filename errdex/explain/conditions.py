@@ -201,7 +201,11 @@ def _listing(node: ast.expr) -> str | None:
 
 
 def _subject(node: ast.expr, inputs: Inputs) -> Input | None:
-    return inputs.get(source(node)) if isinstance(node, ast.Name | ast.Attribute) else None
+    """The input `node` reads as a whole: a name, an attribute chain, or a call or item
+    read that is one (`os.environ.get("X")`)."""
+    if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
+        return inputs.get(source(node))
+    return None
 
 
 def _root(node: ast.expr) -> str | None:

@@ -375,7 +375,7 @@ def usage(knob: Knob, value: str | None, type_: str | None = None) -> str:
             return f"{knob.name}={1 if parsed else 0}"
         return f"{knob.name}={_cli_value(parsed) if known else shown}"
     if knob.kind == "constructor":
-        return knob.usage.replace("=…)", f"={shown})")
+        return re.sub(r"=[^=]*\)$", f"={shown})", knob.usage)
     return knob.usage
 
 

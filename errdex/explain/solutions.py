@@ -86,6 +86,8 @@ class Context:
 def solutions(analysis: Analysis, context: Context) -> list[Fix]:
     """Fixes for a site, most useful first (see the module comment)."""
     out: list[Fix] = list(advice(analysis, context))
+    if _importing(analysis):  # a missing module: what to install comes before the rest
+        out += _dependencies(analysis, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
     if out:  # the message says what to do: a pointer to a caller only adds noise, and
         # a fix through a knob it names says it again
@@ -94,7 +96,8 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
     out += fixes
     if not any(f.kind in ("input", "caller") for f in out):
         out += _causes(analysis)
-    out += _dependencies(analysis, context, advised=any(f.kind == "message" for f in out))
+    if not _importing(analysis):
+        out += _dependencies(analysis, context, advised=any(f.kind == "message" for f in out))
     out += _implement(analysis)
     if not out:
         out += _public_inputs(analysis)
@@ -263,7 +266,7 @@ def _defined(subject: Input) -> str | None:
             return None
         return f"`{subject.owner}.{subject.name}`"
     if subject.kind == "parameter" and subject.owner:
-        return f"parameter of `{subject.owner}`"
+        return f"parameter of `{_callable_name(subject.owner)}`"
     if subject.kind == "constant":
         return "a module constant"
     if subject.kind == "global" and subject.owner:
@@ -473,7 +476,7 @@ def _causes(analysis: Analysis) -> list[Fix]:
         if guard.kind != "except":
             continue
         caught = guard.test.split(" as ", 1)[0]
-        if caught in ("Exception", "BaseException") or "ImportError" in caught:
+        if caught in ("Exception", "BaseException") or any(e in caught for e in _EXC_IMPORT):
             return []
         call = guard.raised_by
         reads = [] if call is None else [i for i in site.inputs if _reads(call, i)]
@@ -509,6 +512,11 @@ def _reads(expr: str, item: Input) -> bool:
 # -- dependencies and abstract methods ----------------------------------------------------
 
 
+def _importing(analysis: Analysis) -> bool:
+    exc = analysis.site.exception.name.rsplit(".", 1)[-1]
+    return exc in _EXC_IMPORT or any(e in h for h in analysis.handled for e in _EXC_IMPORT)
+
+
 def _dependencies(analysis: Analysis, context: Context, *, advised: bool) -> list[Fix]:
     site = analysis.site
     out: list[Fix] = []
@@ -519,14 +527,14 @@ def _dependencies(analysis: Analysis, context: Context, *, advised: bool) -> lis
             and "available" in (clause.call + clause.text)
         ):
             out.append(Fix(text=f"Install what `{clause.call}()` looks for", kind="dependency"))
-    exc = site.exception.name.rsplit(".", 1)[-1]
-    importing = exc in _EXC_IMPORT or any("ImportError" in h for h in analysis.handled)
+    importing = _importing(analysis)
     modules = _imported(analysis) if importing else []
     for guard in site.guard:
         found = _IMPORT_CALL.search(guard.test)
         if found and found.group(1) not in modules:
             modules.append(found.group(1))
     message = site.message.literal_text if site.message is not None else ""
+    out += _missing_attributes(analysis)
     for module in modules:
         fix = _install(module, context)
         if advised and "pip install" in message and fix.knobs == ():
@@ -537,6 +545,42 @@ def _dependencies(analysis: Analysis, context: Context, *, advised: bool) -> lis
         out.append(
             Fix(text="Install the optional dependency this feature imports", kind="dependency")
         )
+    return out
+
+
+def _missing_attributes(analysis: Analysis) -> list[Fix]:
+    """`mod = getattr(torch.xpu, "memory", None)` checked for None: the installed
+    distribution lacks what the code looks up."""
+    out: list[Fix] = []
+    for clause in analysis.trigger:
+        local = clause.subject
+        if local is None or local.kind != "local" or not local.default:
+            continue
+        node = parse_test(local.default)
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr"):
+            continue
+        attr = node.args[1] if len(node.args) >= 2 else None
+        if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
+            continue
+        holder = ast.unparse(node.args[0])
+        root = holder.split(".")[0]
+        external = [
+            analysis.inputs[s]
+            for s in local.sources
+            if s in analysis.inputs and analysis.inputs[s].kind == "global" and s == root
+        ]
+        if external:
+            top = (external[0].owner or root).split(".")[0]
+            out.append(
+                Fix(
+                    text=(
+                        f"Install a version (or build) of `{top}` that provides"
+                        f" `{holder}.{attr.value}`"
+                    ),
+                    kind="dependency",
+                    knobs=(top,),
+                )
+            )
     return out
 
 
@@ -631,7 +675,7 @@ def _public_inputs(analysis: Analysis) -> list[Fix]:
         and (i.kind != "parameter" or i.owner == site.location.function)
     ]
     if not public:
-        return []
+        return _from_constructor(analysis)
     exhausted = [g for g in site.guard if g.kind == "loop-exhausted" and " in " in g.test]
     what = "this check rejects them"
     if exhausted:
@@ -648,6 +692,37 @@ def _public_inputs(analysis: Analysis) -> list[Fix]:
             text=f"Check the {_names(public)} you pass {_where(public, analysis)}: {what}",
             kind="input",
             knobs=tuple(k.name for i in public for k in i.knobs[:1]),
+        )
+    ]
+
+
+def _from_constructor(analysis: Analysis) -> list[Fix]:
+    """Attributes the check reads that the constructor computes from one of its public
+    parameters (`self.heads = config.num_heads`): that parameter is what to check."""
+    owner = analysis.owner
+    if owner is None or private_name(owner.fact.qualname):
+        return []
+    params: list[str] = []
+    tests = [g.test for g in analysis.site.guard if g.kind in ("if", "elif", "assert", "while")]
+    for subject in analysis.site.inputs:
+        if subject.kind != "attribute" or subject.owner != owner.fact.qualname:
+            continue
+        if not any(_reads(test, subject) for test in tests):
+            continue
+        root = re.match(r"[A-Za-z_]\w*", subject.default or "")
+        name = root.group(0) if root else ""
+        if name in owner.fact.init_names and not private_name(name) and name not in params:
+            params.append(name)
+    if not params:
+        return []
+    them = "it" if len(params) == 1 else "them"
+    return [
+        Fix(
+            text=(
+                f"Check the {_listing(params)} you pass to `{owner.fact.qualname}`: the values"
+                f" this check compares come from {them}"
+            ),
+            kind="input",
         )
     ]
 

@@ -38,7 +38,7 @@ class GuardInfo:
         line: int,
         shape: str = "test",
         render: Render = unparse,
-        raiser: ast.expr | None = None,
+        raiser: ast.AST | None = None,
     ):
         self.render = render
         self.kind = kind
@@ -84,12 +84,15 @@ class GuardInfo:
 MAX_RAISER = 200  # a longer `try` expression is left out of the guard
 
 
-def raiser_of(body: list[ast.stmt]) -> ast.expr | None:
-    """The expression of a one-statement `try` block (`x = f(a)`, `return g(b)`, `h(c)`):
-    what raised the exception its handlers catch. None for longer blocks."""
+def raiser_of(body: list[ast.stmt]) -> ast.AST | None:
+    """The expression of a one-statement `try` block (`x = f(a)`, `return g(b)`, `h(c)`),
+    or the import statement it is: what raised the exception its handlers catch. None for
+    longer blocks."""
     if len(body) != 1:
         return None
     stmt = body[0]
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return stmt
     value = getattr(stmt, "value", None) if type(stmt).__name__ in _VALUED else None
     return value if isinstance(value, ast.expr) else None
 

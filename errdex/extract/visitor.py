@@ -226,7 +226,7 @@ class FileVisitor:
         negated: bool,
         line: int,
         shape: str = "test",
-        raiser: ast.expr | None = None,
+        raiser: ast.AST | None = None,
     ) -> GuardInfo:
         return GuardInfo(kind, node, negated, line, shape, render=self.render, raiser=raiser)
 
@@ -427,6 +427,8 @@ class FileVisitor:
         """Record a call that heads a statement; `alone` when its result is unused or returned,
         so that a call to a raise helper there is an error site."""
         call = value.value if isinstance(value, ast.Await) else value
+        if isinstance(call, ast.Yield | ast.YieldFrom):  # `yield Item(x)`: a call all the same
+            call, alone = call.value, False
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name | ast.Attribute)):
             return
         callee = dotted(call.func)
