@@ -31,6 +31,7 @@ STAGES = [
         "errdex.codec",
         "errdex.text",
         "errdex.names",
+        "errdex.markup",
     },
     {"errdex.sources"},
     {"errdex.extract"},

@@ -22,6 +22,7 @@ from errdex.cli.console import (
     write_json,
     write_json_text_array,
 )
+from errdex.markup import plain
 from errdex.model import ErrorSite, Record
 from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, find_error
@@ -175,16 +176,19 @@ def _print_explanation(site: ErrorSite) -> None:
     body = site.explanation
     if body is None:
         return
-    out.print(f"\n[bold]What it means[/]\n{escape(body.what_it_means)}")
-    out.print(f"\n[bold]When it happens[/]\n{escape(body.when_it_happens)}")
+    out.print(f"\n[bold]What it means[/]\n{escape(plain(body.what_it_means))}")
+    out.print(f"\n[bold]When it happens[/]\n{escape(plain(body.when_it_happens))}")
     if body.solutions:
         out.print("\n[bold]Solutions[/]")
+        quoted = [f.source == "message" for f in body.fixes]
         for number, solution in enumerate(body.solutions, start=1):
-            out.print(f"  {number}. {escape(solution)}")
+            said = len(quoted) == len(body.solutions) and quoted[number - 1]
+            note = "  [dim](the error message says so)[/]" if said else ""
+            out.print(f"  {number}. {escape(plain(solution))}{note}")
     if body.common_situations:
         out.print("\n[bold]Common situations[/]")
         for situation in body.common_situations:
-            out.print(f"  - {escape(situation)}")
+            out.print(f"  - {escape(plain(situation))}")
     if body.tests:
         out.print("\n[bold]Tests that raise it[/]")
         for test in body.tests:

@@ -11,6 +11,7 @@ import ast
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from errdex.explain.access import private_name
 from errdex.explain.analysis import Analysis
@@ -506,7 +507,13 @@ def _causes(analysis: Analysis) -> list[Fix]:
 
 
 def _reads(expr: str, item: Input) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(item.expr)}(?!\w)", expr) is not None
+    """Whether source text `expr` reads `item` (as a whole name, not part of another)."""
+    return item.expr in expr and _reading(item.expr).search(expr) is not None
+
+
+@lru_cache(maxsize=8192)
+def _reading(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
 
 
 # -- dependencies and abstract methods ----------------------------------------------------
