@@ -478,8 +478,7 @@ def test_a_private_functions_parameter_points_to_its_public_caller(tmp_path: Pat
     assert site.explanation is not None
     [fix] = site.explanation.solutions
     assert fix == (
-        "Check the `new_size` you pass to `resize`: it reaches `_resize`, where this check"
-        " rejects the value that arrived"
+        "Check the `new_size` you pass to `resize`: this check rejects the value that it carries"
     )
 
 

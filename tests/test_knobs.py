@@ -468,8 +468,7 @@ def test_a_private_functions_argument_is_traced_to_who_passes_it(tmp_path: Path)
     sites = explained(tmp_path, {"pkg/__init__.py": "", "pkg/flow.py": FLOW})
     resize = fixes(sites["cannot resize to "])
     assert [f.text for f in resize] == [
-        "Check the `size` you pass to `resize`: it reaches `_resize`, where this check"
-        " rejects the value that arrived"
+        "Check the `size` you pass to `resize`: this check rejects the value that it carries"
     ]
     # `grow` computes what it passes, `scale` too: not a user's value, so an assert on it
     # is the library's own invariant

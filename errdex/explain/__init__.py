@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from errdex.explain.access import exposed, private_name, reexported, with_access
 from errdex.explain.analysis import Analysis, analyse
@@ -22,6 +22,7 @@ from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
 from errdex.extract import Extraction
+from errdex.extract.facts import FileFacts
 from errdex.extract.names import Names
 from errdex.model import ErrorSite, Explanation, Fix, Input, Snapshot, SourcePos
 
@@ -70,7 +71,9 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
         report = report_issue_url(site, snapshot, title)
         means = what_it_means(analysis, catalog)
         handoff = _handoff(graph, target, modules, names, index, site) if module else None
-        fixes = solutions(analysis, dataclasses.replace(base, handoff=handoff))
+        facts = catalog.files.get(site.location.file)
+        qualify = None if facts is None else _qualifier(names, facts)
+        fixes = solutions(analysis, dataclasses.replace(base, handoff=handoff, qualify=qualify))
         if _may_be_internal(site, catalog) and internal_invariant(analysis, fixes):
             package = snapshot.package
             means += (
@@ -234,6 +237,10 @@ def _handoff(
         return local, list(found.params)
 
     return find
+
+
+def _qualifier(names: Names, facts: FileFacts) -> Callable[[str], str]:
+    return lambda name: names.resolve(name, facts)
 
 
 def _field(cls: str, name: str, names: Names, index: KnobIndex, site: ErrorSite) -> Input | None:

@@ -64,8 +64,11 @@ def access(item: Input, site: ErrorSite, catalog: Catalog) -> Access:
         return "internal"  # a property is computed, not set
     if not exposed(file, item.owner, catalog):
         return "internal"
-    if item.kind != "parameter" and (private_name(item.expr) or _private(item.name)):
-        return "internal"  # a parameter's own name is no API: `__callback`, `_x`
+    if item.kind == "parameter":
+        if item.name.startswith("_") and not item.name.startswith("__"):
+            return "internal"  # `_allow_empty`: a keyword the library passes itself
+    elif private_name(item.expr) or _private(item.name):
+        return "internal"
     owner = (item.owner or "").split(".")
     if any(_private(part) for part in owner):
         return "internal"

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -208,6 +210,17 @@ def _subject(node: ast.expr, inputs: Inputs) -> Input | None:
     return None
 
 
+def _own(node: ast.expr, inputs: Inputs) -> bool:
+    """Whether an expression reads what only the library has: a private name, or an input
+    no user sets (a variable the function computes, a private function's parameter)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name | ast.Attribute):
+            found = inputs.get(source(sub))
+            if found is not None and found.access == "internal" and not found.knobs:
+                return True
+    return False
+
+
 def _root(node: ast.expr) -> str | None:
     """`x` of `x.a.b`, `x[0].c` or `x.f()`: the name a read starts from."""
     while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
@@ -232,7 +245,7 @@ def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
     subject = _subject(left, inputs)
     name, value = code(left), _value(right)
     bound = value if isinstance(right, ast.Constant) else None
-    text, noun, fix = _comparison_phrase(op, right, name, value)
+    text, noun, fix = _comparison_phrase(op, right, name, value, _own(right, inputs))
     at_default = _at_default(subject, op, right)
     return Clause(
         text=f"{name} {text}",
@@ -248,16 +261,21 @@ def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
 
 
 def _comparison_phrase(
-    op: type[ast.cmpop], right: ast.expr, name: str, value: str
+    op: type[ast.cmpop], right: ast.expr, name: str, value: str, own: bool = False
 ) -> tuple[str, str, str]:
     """(clause, noun phrase, fix) for `name <op> right`, `value` being `right` in prose.
+    `own`: `right` is the library's own (a private name, a value it computes), which a
+    fix never names.
 
     One table of all ten operators, so the three wordings of each stay side by side."""
     listing = _listing(right)
+    elements = right.elts if isinstance(right, ast.List | ast.Tuple | ast.Set) else []
+    if own and not all(isinstance(e, ast.Constant) for e in elements):
+        listing = None  # `(1, pcp, tp * pcp)`: values the library computes
     zero = isinstance(right, ast.Constant) and right.value == 0 and right.value is not False
     # a container of the library's own (`self._registry`): a fix says what it holds,
     # never to change it
-    hidden = any(
+    hidden = own or any(
         part.startswith("_") and not part.endswith("__") for part in ast.unparse(right).split(".")
     )
     phrase: dict[type[ast.cmpop], tuple[str, str, str]] = {
@@ -327,8 +345,22 @@ def _comparison_phrase(
         return "is true", f"{name} turned on", f"Turn {name} off (False)"
     if op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is False:
         return "is false", f"{name} turned off", f"Turn {name} on (True)"
+    if hidden and op in _OWN_BOUND and not isinstance(right, ast.Constant):
+        clause, noun, _ = phrase[op]
+        return clause, noun, _OWN_BOUND[op].format(name=name)
     return phrase[op]
 
+
+# Fixes against a bound the library computes or keeps private: what direction to move,
+# never the bound's name.
+_OWN_BOUND: dict[type[ast.cmpop], str] = {
+    ast.Lt: "Set {name} higher: the check wants it at least a limit the library computes",
+    ast.LtE: "Set {name} higher: the check wants it above a limit the library computes",
+    ast.Gt: "Set {name} lower: the check wants it at most a limit the library computes",
+    ast.GtE: "Set {name} lower: the check wants it below a limit the library computes",
+    ast.Eq: "Set {name} to another value: the one the library computes is refused",
+    ast.NotEq: "Set {name} to the value the library computes for it",
+}
 
 _APPLY: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Lt: lambda a, b: bool(a < b),
@@ -410,6 +442,23 @@ def _example(
 
 
 def _length(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inputs) -> Clause:
+    """`len(x) <op> n`; against a number the library computes or keeps private, the fix
+    says which way to go without naming it."""
+    base = _length_plain(target, op, right, inputs)
+    private = any(p.startswith("_") for p in ast.unparse(right).split("."))
+    if isinstance(right, ast.Constant) or not (private or _own(right, inputs)):
+        return base
+    way = "more" if op in (ast.Lt, ast.LtE) else "fewer" if op in (ast.Gt, ast.GtE) else None
+    fix = (
+        f"Give {base.shown} {way} items: the check compares its length with a number the"
+        " library computes"
+        if way
+        else f"Change the number of items of {base.shown}"
+    )
+    return dataclasses.replace(base, fix=fix if base.subject is not None else None, bound=None)
+
+
+def _length_plain(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inputs) -> Clause:
     name, value = code(target), _value(right)
     subject = _subject(target, inputs)
     n = right.value if isinstance(right, ast.Constant) and isinstance(right.value, int) else None
@@ -472,7 +521,8 @@ def _isinstance(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Claus
     kinds = _listing(args[1]) or code(args[1])
     kinds = kinds.replace("'", "")
     target = code(args[0])
-    subject = _subject(args[0], inputs)
+    private = any(p.startswith("_") for p in re.findall(r"[\w.]+", kinds.replace(".", " ")))
+    subject = None if private else _subject(args[0], inputs)  # a private type: not for users
     if holds:
         return Clause(
             text=f"{target} is of type {kinds}",

@@ -82,6 +82,8 @@ class Context:
     requires: tuple[tuple[str, str], ...] = ()
     handoff: Handoff | None = None
     dests: dict[str, list[str]] = field(default_factory=dict)  # dest -> flags
+    # the qualified name a name of the site's file refers to (imports followed)
+    qualify: Callable[[str], str] | None = None
 
 
 def solutions(analysis: Analysis, context: Context) -> list[Fix]:
@@ -96,7 +98,7 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
         fixes = [f for f in fixes if f.kind != "caller" and not (f.knobs and set(f.knobs) <= named)]
     out += fixes
     if not any(f.kind in ("input", "caller") for f in out):
-        out += _causes(analysis)
+        out += _causes(analysis, context)
     if not _importing(analysis):
         out += _dependencies(analysis, context, advised=any(f.kind == "message" for f in out))
     out += _implement(analysis)
@@ -319,7 +321,10 @@ def _through_local(
     shown = local.default or ""
     computed = (
         f"what the check reads (`{shown}`) is computed from {_them(public)}"
-        if shown and len(shown) <= MAX_SHOWN_EXPR and _mentions_only(shown, public)
+        if shown
+        and len(shown) <= MAX_SHOWN_EXPR
+        and not private_name_in(shown)
+        and _mentions_only(shown, public)
         else f"what the check reads is computed from {_them(public)}"
     )
     knobs = [k for s in public for k in s.knobs]
@@ -346,6 +351,11 @@ def public_sources(local: Input, analysis: Analysis, depth: int = 0) -> list[Inp
         elif (source.access == "public" or source.knobs) and source not in out:
             out.append(source)
     return out
+
+
+def private_name_in(expr: str) -> bool:
+    """Whether source text reads a private name (`x._id`, `_cache`)."""
+    return re.search(r"(?<![\w])_[A-Za-z]\w*(?<!__)", expr) is not None
 
 
 def _reads_own_state(local: Input, analysis: Analysis) -> bool:
@@ -425,14 +435,19 @@ def _from_caller(passed: list[Input], analysis: Analysis, context: Context) -> F
         return _from_fields(found, function)
     caller, params = found
     names = _listing(params)
-    verb = "reaches" if len(params) == 1 else "reach"
     return Fix(
-        text=(
-            f"Check the {names} you pass to `{caller}`: {'it' if len(params) == 1 else 'they'}"
-            f" {verb} `{function}`, where this check rejects the value that arrived"
-        ),
+        text=f"Check the {names} you pass to `{caller}`: {_reaches(function, len(params))}",
         kind="caller",
     )
+
+
+def _reaches(function: str, count: int) -> str:
+    """Where the value goes, the function named unless it is private."""
+    they = "it" if count == 1 else "they"
+    if private_name(function):
+        return f"this check rejects the value that {they} carr{'ies' if count == 1 else 'y'}"
+    verb = "reaches" if count == 1 else "reach"
+    return f"{they} {verb} `{function}`, where this check rejects the value that arrived"
 
 
 def _from_fields(fields: list[Input], function: str) -> Fix | None:
@@ -450,12 +465,8 @@ def _from_fields(fields: list[Input], function: str) -> Fix | None:
         if examples:
             text += ", set with " + " or ".join(map(_quoted, examples))
         parts.append(text)
-    verb = "reaches" if len(parts) == 1 else "reach"
     return Fix(
-        text=(
-            f"Check {'; '.join(parts)}: {'it' if len(parts) == 1 else 'they'} {verb}"
-            f" `{function}`, where this check rejects the value that arrived"
-        ),
+        text=f"Check {'; '.join(parts)}: {_reaches(function, len(parts))}",
         kind="caller",
         knobs=tuple(k.name for f in settable for k in f.knobs[:1]),
     )
@@ -469,16 +480,33 @@ def _listing(names: Sequence[str]) -> str:
 # -- what a handler wraps -----------------------------------------------------------------
 
 
-def _causes(analysis: Analysis) -> list[Fix]:
+def _caught(test: str, context: Context) -> str | None:
+    """The exception types an `except` names, as a reader finds them: a private alias
+    (`_SSLError`) by the class it imports; None for one held in a variable."""
+    shown = []
+    for name in test.split(" as ", 1)[0].strip("() ").split(","):
+        name = name.strip()
+        if not re.fullmatch(r"[A-Za-z_][\w.]*", name) or name.startswith(("self.", "cls.")):
+            return None
+        if private_name(name) and context.qualify is not None:
+            name = context.qualify(name)
+        if private_name(name):
+            return None
+        shown.append(f"`{name}`")
+    return " or ".join(shown) if shown else None
+
+
+def _causes(analysis: Analysis, context: Context) -> list[Fix]:
     """A raise in an `except` block: the call that raised what it handles, and the public
     inputs that call reads."""
     site = analysis.site
     for guard in reversed(site.guard):
         if guard.kind != "except":
             continue
-        caught = guard.test.split(" as ", 1)[0]
-        if caught in ("Exception", "BaseException") or any(e in caught for e in _EXC_IMPORT):
+        test = guard.test.split(" as ", 1)[0]
+        if test in ("Exception", "BaseException") or any(e in test for e in _EXC_IMPORT):
             return []
+        caught = _caught(guard.test, context) or "exception"
         call = guard.raised_by
         reads = [] if call is None else [i for i in site.inputs if _reads(call, i)]
         plain = call is not None and reads and _mentions_only(call, reads)
@@ -487,7 +515,7 @@ def _causes(analysis: Analysis) -> list[Fix]:
             return [
                 Fix(
                     text=(
-                        f"Check the {_names(reads)} you pass {where}: the `{caught}` this"
+                        f"Check the {_names(reads)} you pass {where}: the {caught} this"
                         f" handles comes from `{call}`"
                     ),
                     kind="cause",
@@ -496,7 +524,7 @@ def _causes(analysis: Analysis) -> list[Fix]:
         return [
             Fix(
                 text=(
-                    f"Look at the `{caught}` it handles, raised in the `try` block before"
+                    f"Look at the {caught} it handles, raised in the `try` block before"
                     f" line {guard.line} (chained below this error in the traceback): its"
                     " message says what failed"
                 ),
@@ -650,8 +678,8 @@ def _implement(analysis: Analysis) -> list[Fix]:
     function = site.location.function
     name = function.rsplit(".", 1)[-1]
     owner = analysis.owner.fact.qualname if analysis.owner else None
-    if not owner or function != f"{owner}.{name}":
-        return []
+    if not owner or function != f"{owner}.{name}" or private_name(function):
+        return []  # a private hook is the library's to implement, not a user's
     return [
         Fix(
             text=f"Use a subclass of `{owner}` that implements `{name}`, "
@@ -668,6 +696,10 @@ def _public_inputs(analysis: Analysis) -> list[Fix]:
     """ "Check the `x` you pass to `F`" for the public parameters and attributes the
     conditions and the message read, when no clause says what to change."""
     site = analysis.site
+    for clause in analysis.trigger:
+        held = clause.subject or analysis.inputs.get(clause.root or "")
+        if held is not None and held.kind == "local" and _reads_own_state(held, analysis):
+            return []  # the check is on what the object holds (`self.get(i)`), not on `i`
     read = {c.subject.expr for c in analysis.trigger if c.subject is not None}
     read |= set(_hole_reads(analysis))
     for guard in site.guard:
