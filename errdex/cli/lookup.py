@@ -201,16 +201,26 @@ def _print_conditions(site: ErrorSite) -> None:
         for guard in site.guard:
             text = f"not ({guard.test})" if guard.negated else guard.test
             out.print(f"  {guard.kind:<10} {escape(text)}  [dim](line {guard.line})[/]")
-    if site.inputs:
+    settings = [i for i in site.inputs if i.kind != "local"]
+    if settings:
         out.print("\n[bold]Inputs[/]")
-        for item in site.inputs:
+        for item in settings:
             typed = f": {item.type}" if item.type else ""
             default = f" = {item.default}" if item.default is not None else ""
             out.print(
                 f"  {escape(item.expr)}{escape(typed)}{escape(default)}  [dim]({item.kind})[/]"
             )
             if item.doc:
-                out.print(f"      {escape(_short(item.doc, 160))}")
+                out.print(f"      {escape(_short(plain(item.doc), 160))}")
+            if item.knobs:
+                uses = ", ".join(k.usage for k in item.knobs)
+                out.print(f"      set with {escape(_short(uses, 160))}")
+    computed = [i for i in site.inputs if i.kind == "local"]
+    if computed:
+        out.print("\n[bold]Computed on the way[/]")
+        for item in computed:
+            value = f" = {_short(item.default, 120)}" if item.default is not None else ""
+            out.print(f"  {escape(item.expr)}{escape(value)}")
 
 
 def _short(text: str, limit: int = 90) -> str:
