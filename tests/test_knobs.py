@@ -553,3 +553,49 @@ def test_dotted_reads_resolve_through_annotations_and_local_aliases(tmp_path: Pa
         .solutions[0]
         .startswith("Set `parallel.size` to 8 or less (`ParallelConfig.size`, default 1)")
     )
+
+
+def test_a_caller_that_passes_an_error_on_only_under_a_setting(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/parser.py": """
+                class NoSuchOption(Exception):
+                    pass
+
+
+                class Context:
+                    def __init__(self, ignore_unknown=False):
+                        self.ignore_unknown = ignore_unknown
+
+
+                class Parser:
+                    def __init__(self, ctx: Context):
+                        self.ctx = ctx
+                        self.ignore_unknown = ctx.ignore_unknown
+                        self._known = {}
+
+                    def _match(self, opt):
+                        if opt not in self._known:
+                            raise NoSuchOption(f"no such option: {opt}")
+
+                    def process(self, opt):
+                        try:
+                            self._match(opt)
+                        except NoSuchOption:
+                            if not self.ignore_unknown:
+                                raise
+            """,
+        },
+    )
+    # `self.ignore_unknown = ctx.ignore_unknown`: the knob is Context's parameter
+    assert body(sites["Parser.process"]).solutions == (
+        "Give `ignore_unknown` a non-empty value, e.g. `Context(ignore_unknown=True)`",
+    )
+    assert body(sites["no such option: "]).solutions == (
+        "Check the `opt` you pass to `Parser.process`: this check rejects the value that it"
+        " carries",
+        "Or, as `Parser.process` catches it: give `ignore_unknown` a non-empty value, e.g."
+        " `Context(ignore_unknown=True)`, so that it does not pass it on",
+    )

@@ -17,7 +17,7 @@ from errdex.explain.meaning import what_it_means
 from errdex.explain.related import Related
 from errdex.explain.report import report_issue_url
 from errdex.explain.situations import common_situations
-from errdex.explain.solutions import Context, Handoff, public_sources, solutions
+from errdex.explain.solutions import MAX_SOLUTIONS, Context, Handoff, public_sources, solutions
 from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
@@ -62,18 +62,29 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
         requires=snapshot.requires,
         dests=index.dest_flags(),
     )
+    found: list[list[Fix]] = []
+    for site, analysis in zip(sites, analyses, strict=True):
+        module = _module(site.location.file, modules)
+        handoff = _handoff(graph, _target(site, modules), modules, names, index, site)
+        facts = catalog.files.get(site.location.file)
+        qualify = None if facts is None else _qualifier(names, facts)
+        context = dataclasses.replace(base, handoff=handoff if module else None, qualify=qualify)
+        found.append(solutions(analysis, context))
+    caught = _caught_by_callers(sites, found, graph, modules)
     out: list[ErrorSite] = []
-    for site, analysis, title in zip(sites, analyses, titles, strict=True):
+    for number, (site, analysis, title) in enumerate(zip(sites, analyses, titles, strict=True)):
         module = _module(site.location.file, modules)
         target = _target(site, modules)
         paths = graph.paths(target) if module and site.location.function != "<module>" else ()
         shorten = {q: _module_prefix(q, modules) for path in paths for q in path}
         report = report_issue_url(site, snapshot, title)
         means = what_it_means(analysis, catalog)
-        handoff = _handoff(graph, target, modules, names, index, site) if module else None
-        facts = catalog.files.get(site.location.file)
-        qualify = None if facts is None else _qualifier(names, facts)
-        fixes = solutions(analysis, dataclasses.replace(base, handoff=handoff, qualify=qualify))
+        fixes = found[number]
+        if number in caught and len(fixes) < MAX_SOLUTIONS:
+            extra = caught[number]
+            if not fixes:  # the only solution: no "Or"
+                extra = dataclasses.replace(extra, text="A" + extra.text.removeprefix("Or, a"))
+            fixes = [*fixes, extra]
         if _may_be_internal(site, catalog) and internal_invariant(analysis, fixes):
             package = snapshot.package
             means += (
@@ -104,6 +115,67 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
         )
         out.append(dataclasses.replace(site, explanation=explanation))
     return tuple(out)
+
+
+_CALLED_IN_TRY = re.compile(r"^(?:await\s+)?(?:yield\s+from\s+)?([A-Za-z_][\w.]*)\(")
+
+
+def _caught_by_callers(
+    sites: Sequence[ErrorSite],
+    fixes: Sequence[list[Fix]],
+    graph: CallGraph,
+    modules: set[str],
+) -> dict[int, Fix]:
+    """For a site whose exception a caller catches and passes on only under a condition
+    a user controls (`except NoSuchOption: if not self.ignore_unknown_options: raise`),
+    that condition's knob fix, said from the caller; by site index."""
+    handlers: dict[tuple[str, str], list[tuple[int, set[str]]]] = {}
+    for number, site in enumerate(sites):
+        for guard in site.guard:
+            called = _CALLED_IN_TRY.match(guard.raised_by or "") if guard.kind == "except" else None
+            if called is None:
+                continue
+            types = {
+                t.strip().rsplit(".", 1)[-1]
+                for t in guard.test.split(" as ")[0].strip("() ").split(",")
+            }
+            key = (_target(site, modules), called.group(1).rsplit(".", 1)[-1])
+            handlers.setdefault(key, []).append((number, types))
+    out: dict[int, Fix] = {}
+    if not handlers:
+        return out
+    for number, site in enumerate(sites):
+        if site.location.function == "<module>":
+            continue
+        exception = site.exception
+        raised = {
+            n.rsplit(".", 1)[-1] for n in (exception.name, exception.qualname, *exception.bases)
+        }
+        name = site.location.function.rsplit(".", 1)[-1]
+        for caller in graph.callers(_target(site, modules)):
+            for handler, types in handlers.get((caller, name), []):
+                if handler == number or not types & raised:
+                    continue
+                fix = next((f for f in fixes[handler] if f.kind == "input" and f.knobs), None)
+                if fix is not None:
+                    out[number] = _from_handler(fix, sites[handler])
+                    break
+            if number in out:
+                break
+    return out
+
+
+def _from_handler(fix: Fix, handler: ErrorSite) -> Fix:
+    text = fix.text.removeprefix("Or: ").removesuffix(", so that the check does not apply")
+    said = text[0].lower() + text[1:]
+    return Fix(
+        text=(
+            f"Or, as `{handler.location.function}` catches it: {said}, so that it does not"
+            " pass it on"
+        ),
+        kind="input",
+        knobs=fix.knobs,
+    )
 
 
 def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
