@@ -51,6 +51,8 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
         kind = guard.kind
         if kind in ("try", "finally", "with", "match"):
             continue
+        if kind == "while" and guard.test in ("True", "1"):
+            continue  # `while True:` is a loop, not a condition
         if kind == "except":
             result.handled.append(guard.test)
             continue

@@ -46,12 +46,14 @@ def _call_name(node: ast.Call) -> ast.expr | str:
     return node.func
 
 
+_OF_VALUE = frozenset({"__name__", "__qualname__", "__class__"})
 _FORMATTING = re.compile(r"^(lower|upper|strip|lstrip|rstrip|title|casefold|capitalize)$")
 
 # One step towards a hole's name, by node type name: the name itself, or the part of
 # the expression to look at next.
 _NAME_STEP: dict[str, Callable[[Any], ast.expr | str]] = {
-    "Attribute": lambda node: node.attr,
+    # `type(x).__name__` names `type(x)`, `x.__class__` names `x`: a dunder says what of it
+    "Attribute": lambda node: node.value if node.attr in _OF_VALUE else node.attr,
     "Name": lambda node: node.id,
     "Subscript": lambda node: node.value,
     "Call": _call_name,
