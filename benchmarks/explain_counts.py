@@ -7,9 +7,6 @@ import time
 
 from benchmarks.common import save, table
 from errdex.explain import explain_sites
-from errdex.explain.analysis import analyse
-from errdex.explain.catalog import Catalog
-from errdex.explain.solutions import solutions
 from errdex.extract import extract, scan
 from errdex.extract.cache import NoCache
 from errdex.sources import resolve
@@ -24,17 +21,16 @@ def main() -> None:
     started = time.perf_counter()
     sites = explain_sites(extraction, snapshot)
     seconds = time.perf_counter() - started
-    catalog = Catalog(extraction)
-    beyond = sum(
-        1
-        for site in extraction.sites
-        if any(s.kind != "input" for s in solutions(analyse(site, catalog)))
-    )
     explained = [s.explanation for s in sites if s.explanation is not None]
+    beyond = sum(1 for e in explained if any(f.kind != "input" for f in e.fixes))
+    knobbed = sum(1 for e in explained if any(f.knobs for f in e.fixes))
+    advised = sum(1 for e in explained if any(f.source == "message" for f in e.fixes))
     rows = [
         ["sites", f"{len(sites):,}"],
         ["with a solution beyond changing an input", f"{beyond:,}"],
         ["with any solution", f"{sum(1 for e in explained if e.solutions):,}"],
+        ["with a solution naming a knob (flag, variable, key, extra)", f"{knobbed:,}"],
+        ["with the message's own advice first", f"{advised:,}"],
         ["with a reproducing test", f"{sum(1 for e in explained if e.tests):,}"],
         ["with a call path", f"{sum(1 for e in explained if e.call_paths):,}"],
         ["with common situations", f"{sum(1 for e in explained if e.common_situations):,}"],

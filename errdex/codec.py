@@ -15,10 +15,12 @@ from errdex.model import (
     ErrorSite,
     ExceptionRef,
     Explanation,
+    Fix,
     Guard,
     Hole,
     IndexResult,
     Input,
+    Knob,
     LineageEvent,
     Location,
     Match,
@@ -156,24 +158,8 @@ def _site_json(
             "url": source_url(repo_url, commit, loc.file, loc.line),
         },
         "snippet": {"start_line": site.snippet.start_line, "lines": list(site.snippet.lines)},
-        "guard": [
-            {"kind": g.kind, "test": g.test, "negated": g.negated, "line": g.line}
-            for g in site.guard
-        ],
-        "inputs": [
-            {
-                "name": i.name,
-                "expr": i.expr,
-                "kind": i.kind,
-                "owner": i.owner,
-                "type": i.type,
-                "default": i.default,
-                "doc": i.doc,
-                "location": _pos_to_json(i.location),
-                **({} if i.access is None else {"access": i.access}),
-            }
-            for i in site.inputs
-        ],
+        "guard": [_guard_to_json(g) for g in site.guard],
+        "inputs": [_input_to_json(i) for i in site.inputs],
     }
     if site.explanation is not None:
         record.update(explanation_to_json(site.explanation))
@@ -184,6 +170,75 @@ def _site_json(
     if site.unreachable is not None:
         record["unreachable"] = site.unreachable
     return record
+
+
+def _guard_to_json(guard: Guard) -> JSON:
+    out: JSON = {
+        "kind": guard.kind,
+        "test": guard.test,
+        "negated": guard.negated,
+        "line": guard.line,
+    }
+    if guard.raised_by is not None:
+        out["raised_by"] = guard.raised_by
+    return out
+
+
+def _input_to_json(item: Input) -> JSON:
+    out: JSON = {
+        "name": item.name,
+        "expr": item.expr,
+        "kind": item.kind,
+        "owner": item.owner,
+        "type": item.type,
+        "default": item.default,
+        "doc": item.doc,
+        "location": _pos_to_json(item.location),
+    }
+    if item.access is not None:
+        out["access"] = item.access
+    if item.sources:
+        out["sources"] = list(item.sources)
+    if item.knobs:
+        out["knobs"] = [_knob_to_json(k) for k in item.knobs]
+    return out
+
+
+def _knob_to_json(knob: Knob) -> JSON:
+    out: JSON = {"kind": knob.kind, "name": knob.name, "usage": knob.usage}
+    if knob.via is not None:
+        out["via"] = knob.via
+    out["location"] = _pos_to_json(knob.location)
+    return out
+
+
+def _pos_from_json(data: JSON | None) -> SourcePos | None:
+    return None if data is None else SourcePos(file=data["file"], line=data["line"])
+
+
+def _input_from_json(data: JSON) -> Input:
+    return Input(
+        name=data["name"],
+        expr=data["expr"],
+        kind=data["kind"],
+        owner=data.get("owner"),
+        type=data.get("type"),
+        default=data.get("default"),
+        doc=data.get("doc"),
+        location=_pos_from_json(data.get("location")),
+        access=data.get("access"),
+        sources=tuple(data.get("sources", ())),
+        knobs=tuple(
+            Knob(
+                kind=k["kind"],
+                name=k["name"],
+                usage=k["usage"],
+                via=k.get("via"),
+                location=_pos_from_json(k.get("location")),
+            )
+            for k in data.get("knobs", ())
+        ),
+    )
 
 
 def site_from_json(data: JSON) -> ErrorSite:
@@ -204,25 +259,16 @@ def site_from_json(data: JSON) -> ErrorSite:
             start_line=data["snippet"]["start_line"], lines=tuple(data["snippet"]["lines"])
         ),
         guard=tuple(
-            Guard(kind=g["kind"], test=g["test"], negated=g["negated"], line=g["line"])
+            Guard(
+                kind=g["kind"],
+                test=g["test"],
+                negated=g["negated"],
+                line=g["line"],
+                raised_by=g.get("raised_by"),
+            )
             for g in data["guard"]
         ),
-        inputs=tuple(
-            Input(
-                name=i["name"],
-                expr=i["expr"],
-                kind=i["kind"],
-                owner=i.get("owner"),
-                type=i.get("type"),
-                default=i.get("default"),
-                doc=i.get("doc"),
-                location=None
-                if i.get("location") is None
-                else SourcePos(file=i["location"]["file"], line=i["location"]["line"]),
-                access=i.get("access"),
-            )
-            for i in data["inputs"]
-        ),
+        inputs=tuple(_input_from_json(i) for i in data["inputs"]),
         cause=data.get("cause"),
         variant=data.get("variant"),
         unreachable=data.get("unreachable"),
@@ -241,6 +287,11 @@ def explanation_to_json(explanation: Explanation) -> JSON:
             "common_situations": list(explanation.common_situations),
             "call_paths": [list(path) for path in explanation.call_paths],
             "provenance": explanation.provenance,
+            # the solutions again, in order, with where each came from
+            "fixes": [
+                {"text": f.text, "kind": f.kind, "source": f.source, "knobs": list(f.knobs)}
+                for f in explanation.fixes
+            ],
         },
         "tests": [{"file": t.file, "line": t.line, "name": t.name} for t in explanation.tests],
         "related": list(explanation.related),
@@ -263,6 +314,15 @@ def explanation_from_json(data: JSON) -> Explanation:
         related=tuple(data.get("related", [])),
         report_issue_url=data.get("report_issue_url"),
         provenance=body.get("provenance", "static"),
+        fixes=tuple(
+            Fix(
+                text=f["text"],
+                kind=f["kind"],
+                source=f.get("source", "code"),
+                knobs=tuple(f.get("knobs", ())),
+            )
+            for f in body.get("fixes", ())
+        ),
     )
 
 

@@ -113,10 +113,42 @@ class Guard:
     test: str  # source text of the condition (for `for`: "x in xs"; `except`: the types)
     negated: bool  # the site is reached when `test` is false
     line: int
+    # for `except`: the expression of a one-statement `try` block, what raised the
+    # exception being handled ("parse_url(url)")
+    raised_by: str | None = None
 
 
-InputKind = Kind["field", "property", "attribute", "parameter", "constant"]
+InputKind = Kind[
+    "field",
+    "property",
+    "attribute",
+    "parameter",
+    "constant",
+    "local",  # a variable the function computes itself; `sources` says from what
+    "global",  # a module-level name of another module, read as `module.NAME` (`envs.X`)
+    "env",  # an environment variable read where the condition is (`os.getenv("X")`)
+]
 Access = Kind["public", "internal"]
+KnobKind = Kind[
+    "flag",  # a command-line flag of an argparse parser: "--max-model-len"
+    "option",  # a click or typer option (or argument) of a command: "--count"
+    "env",  # an environment variable: "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+    "config-key",  # a key of a JSON or dict setting: "mode" of `--compilation-config`
+    "constructor",  # a parameter of a public class's constructor: `Response(request=...)`
+    "extra",  # an optional-dependency group of the package: `pip install 'httpx[http2]'`
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Knob:
+    """A control a user has over an input, found in the code: a flag, an environment
+    variable, a key of a JSON setting, a constructor parameter."""
+
+    kind: KnobKind
+    name: str  # as the user types it: "--max-model-len", "VLLM_X", "request"
+    usage: str  # an example of its use: "--compilation-config '{\"mode\": 0}'", "VLLM_X=1"
+    via: str | None = None  # a config key's carrier: "--compilation-config"
+    location: SourcePos | None = None  # where the code defines the control
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,6 +166,11 @@ class Input:
     # "public": a parameter, field or property a user sets; "internal": a private name,
     # a private function's parameter, a constant of the library. Set by explain.
     access: Access | None = None
+    # for a "local": the expressions (each another input of the site) it is computed from
+    sources: tuple[str, ...] = ()
+    # the controls that set it (flags, environment variables, config keys), most direct
+    # first. Set by explain.
+    knobs: tuple[Knob, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,6 +180,28 @@ class TestRef:
     file: str
     line: int
     name: str
+
+
+FixKind = Kind[
+    "message",  # the error message's own advice, quoted
+    "input",  # change a value the condition reads (naming the knob that sets it)
+    "caller",  # check what is passed to a public function that hands it on
+    "dependency",  # install a package (the distribution, with the package's extra)
+    "implement",  # an abstract method: use a subclass that implements it
+    "cause",  # the exception wraps another one: what raised that
+    "report",  # an internal invariant: report it to the maintainers
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fix:
+    """One solution with where it came from: `source` "message" when quoted from the
+    error message, "code" when derived from the conditions, inputs and knobs."""
+
+    text: str
+    kind: FixKind
+    source: Kind["message", "code"] = "code"
+    knobs: tuple[str, ...] = ()  # the names of the knobs the text names ("--max-model-len")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,6 +218,7 @@ class Explanation:
     related: tuple[str, ...] = ()  # ids of related sites
     report_issue_url: str | None = None
     provenance: str = "static"
+    fixes: tuple[Fix, ...] = ()  # the solutions, in the same order, with their provenance
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -195,6 +255,9 @@ class Snapshot:
     commit: str | None = None
     date: str | None = None  # ISO 8601 date of the release or commit
     code_paths: tuple[str, ...] = ()  # package dirs/modules, relative to root
+    # what the package's metadata requires: (distribution, extra), extra "" for the
+    # requirements every install has; read as text, never by running setup.py
+    requires: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,6 +32,7 @@ STAGES = [
         "errdex.text",
         "errdex.names",
         "errdex.rank",
+        "errdex.markup",
     },
     {"errdex.sources"},
     {"errdex.extract"},

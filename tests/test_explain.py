@@ -116,7 +116,8 @@ def test_seed_like_config_error(tmp_path: Path) -> None:
     backend = sites["Invalid backend for compilation"]
     assert backend.id in ex.related and site.id in explanation(backend).related
     assert explanation(backend).solutions[0] == (
-        "Set `backend` to one of 'eager' or 'inductor' (`EncoderConfig.backend`, default \"eager\")"
+        "Set `backend` to one of 'eager' or 'inductor' (`EncoderConfig.backend`, default"
+        ' "eager"), e.g. `EncoderConfig(backend="eager")`'
     )
     url = ex.report_issue_url
     assert url is not None and url.startswith("https://github.com/example/pkg/issues/new?")
@@ -298,11 +299,13 @@ def test_message_instructions_become_solutions(tmp_path: Path) -> None:
     """
     sites = explain_package(tmp_path, {"pkg/__init__.py": "", "pkg/io.py": code})
     ex = explanation(sites["Binary format is deprecated"])
+    # the message's own advice first, each said to come from the message
     assert ex.solutions == (
-        "Set `fmt` to something other than 'bin' (parameter of `load`)",
         "Use fmt='json' instead.",
         "Either convert the file or pin version 1.x.",
+        "Set `fmt` to something other than 'bin' (parameter of `load`)",
     )
+    assert [f.source for f in ex.fixes] == ["message", "message", "code"]
     yaml = explanation(sites["PyYAML is missing"])
     assert "Please pip install pyyaml" in yaml.solutions
     assert "An optional dependency is not installed (the import fails)" in yaml.common_situations
@@ -473,8 +476,10 @@ def test_a_private_functions_parameter_points_to_its_public_caller(tmp_path: Pat
     sites = explain_package(tmp_path, {"pkg/cache.py": WHO_CAN_ACT})
     [site] = [s for s in sites.values() if s.message and "resize the cache" in s.message.text]
     assert site.explanation is not None
-    [fix] = [s for s in site.explanation.solutions if s.startswith("Check what you pass")]
-    assert "`resize`" in fix and "`new_size`" in fix and "`_resize`" in fix
+    [fix] = site.explanation.solutions
+    assert fix == (
+        "Check the `new_size` you pass to `resize`: this check rejects the value that it carries"
+    )
 
 
 def test_a_check_of_the_librarys_own_state_is_called_a_bug(tmp_path: Path) -> None:

@@ -37,6 +37,13 @@ def test_seed_error_explained(vllm_db: Store) -> None:
     fix = body["solutions"][0]
     assert fix.startswith("Set `encoder_cudagraph_max_vision_items_per_batch` to 0 or more")
     assert 'per its doc: "If 0 (default), auto-inferred as' in fix
+    # how a vllm user sets the field: --compilation-config, beside the field and default
+    assert (
+        "(`CompilationConfig.encoder_cudagraph_max_vision_items_per_batch`, default 0), e.g."
+        " `--compilation-config '{\"encoder_cudagraph_max_vision_items_per_batch\": 0}'`"
+    ) in fix
+    field = next(i for i in record["inputs"] if i["name"] == SEED.split()[0])
+    assert field["knobs"][0]["via"] == "--compilation-config"
     assert any("turn `cudagraph_mm_encoder` off" in s for s in body["solutions"])
     assert body["call_paths"], "CompilationConfig(...) is built in several places"
     assert "static call graph, best effort" in when

@@ -174,7 +174,7 @@ def test_errdex_run_prints_the_traceback_then_the_section(site_dir: Path, tmp_pa
     )
     assert "size must be non-negative, got {size}" in section
     assert any(line.startswith("When it happens: ") for line in section)
-    assert "  1. Set `size` to 0 or more (`Box.size`, default size)" in section
+    assert "  1. Set `size` to 0 or more (`Box.size`), e.g. `Box(size=0)`" in section
     assert "In the message: size = -3" in section
     assert "Now: `self.size` = -3" in section
     assert section[-1].endswith("errdex show " + section[-1].split()[1])

@@ -22,6 +22,7 @@ from errdex.cli.console import (
     write_json,
     write_json_text_array,
 )
+from errdex.markup import plain
 from errdex.model import ErrorSite, Record
 from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, find_error
@@ -181,17 +182,20 @@ def _print_explanation(site: ErrorSite) -> None:
     if body is None:
         return
     _heading("What it means")
-    out.say(body.what_it_means)
+    out.say(plain(body.what_it_means))
     _heading("When it happens")
-    out.say(body.when_it_happens)
+    out.say(plain(body.when_it_happens))
     if body.solutions:
         _heading("Solutions")
+        quoted = [f.source == "message" for f in body.fixes]
         for number, solution in enumerate(body.solutions, start=1):
-            out.say(f"  {number}. {solution}")
+            said = len(quoted) == len(body.solutions) and quoted[number - 1]
+            note = ("  (the error message says so)", "dim") if said else ""
+            out.say(f"  {number}. {plain(solution)}", note)
     if body.common_situations:
         _heading("Common situations")
         for situation in body.common_situations:
-            out.say(f"  - {situation}")
+            out.say(f"  - {plain(situation)}")
     if body.tests:
         _heading("Tests that raise it")
         for test in body.tests:
@@ -204,14 +208,24 @@ def _print_conditions(site: ErrorSite) -> None:
         for guard in site.guard:
             text = f"not ({guard.test})" if guard.negated else guard.test
             out.say(f"  {guard.kind:<10} {text}  ", (f"(line {guard.line})", "dim"))
-    if site.inputs:
+    settings = [i for i in site.inputs if i.kind != "local"]
+    if settings:
         _heading("Inputs")
-        for item in site.inputs:
+        for item in settings:
             typed = f": {item.type}" if item.type else ""
             default = f" = {item.default}" if item.default is not None else ""
             out.say(f"  {item.expr}{typed}{default}  ", (f"({item.kind})", "dim"))
             if item.doc:
-                out.say(f"      {_short(item.doc, 160)}")
+                out.say(f"      {_short(plain(item.doc), 160)}")
+            if item.knobs:
+                uses = ", ".join(k.usage for k in item.knobs)
+                out.say(f"      set with {_short(uses, 160)}")
+    computed = [i for i in site.inputs if i.kind == "local"]
+    if computed:
+        _heading("Computed on the way")
+        for item in computed:
+            value = f" = {_short(item.default, 120)}" if item.default is not None else ""
+            out.say(f"  {item.expr}{value}")
 
 
 def _short(text: str, limit: int = 90) -> str:

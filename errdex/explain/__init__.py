@@ -5,21 +5,26 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Callable, Sequence
 
-from errdex.explain.access import private_name, with_access
+from errdex.explain.access import exposed, private_name, reexported, with_access
 from errdex.explain.analysis import Analysis, analyse
 from errdex.explain.callgraph import CallGraph
 from errdex.explain.catalog import Catalog
+from errdex.explain.knobs import KnobIndex, with_knobs
 from errdex.explain.meaning import what_it_means
 from errdex.explain.related import Related
 from errdex.explain.report import report_issue_url
 from errdex.explain.situations import common_situations
-from errdex.explain.solutions import Solution, solutions
+from errdex.explain.solutions import MAX_SOLUTIONS, Context, Handoff, public_sources, solutions
 from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
 from errdex.extract import Extraction
-from errdex.model import ErrorSite, Explanation, Snapshot
+from errdex.extract.facts import FileFacts
+from errdex.extract.names import Names
+from errdex.model import ErrorSite, Explanation, Fix, Input, Snapshot, SourcePos
 
 __all__ = ["explain_sites"]
 
@@ -32,25 +37,54 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
     if not extraction.sites:
         return ()
     catalog = Catalog(extraction)
-    sites = tuple(with_access(site, catalog) for site in extraction.sites)
+    catalog.reexports = reexported(extraction.facts)
+    names = Names(extraction.facts)
+    index = KnobIndex(names, catalog.reexports)
     graph = CallGraph(extraction.facts)
-    related = Related(sites)
     modules = {f.module for f in extraction.facts}
+    sites = tuple(
+        _checked_by_callers(
+            _settable(with_access(site, catalog), index),
+            graph,
+            _target(site, modules),
+        )
+        for site in extraction.sites
+    )
+    related = Related(sites)
     analyses = [analyse(site, catalog) for site in sites]
     titles = unique_titles(
         sites, [base_title(s, _guard_text(a)) for s, a in zip(sites, analyses, strict=True)]
     )
-    tests = find_tests(extraction.tests, sites, graph, [_target(s, modules) for s in sites])
+    tests = find_tests(extraction.tests, sites, graph, [_function_of(s, modules) for s in sites])
+    base = Context(
+        knobs=index,
+        package=snapshot.package,
+        requires=snapshot.requires,
+        dests=index.dest_flags(),
+    )
+    found: list[list[Fix]] = []
+    for site, analysis in zip(sites, analyses, strict=True):
+        module = _module(site.location.file, modules)
+        handoff = _handoff(graph, _target(site, modules), modules, names, index, site)
+        facts = catalog.files.get(site.location.file)
+        qualify = None if facts is None else _qualifier(names, facts)
+        context = dataclasses.replace(base, handoff=handoff if module else None, qualify=qualify)
+        found.append(solutions(analysis, context))
+    caught = _caught_by_callers(sites, found, graph, modules)
     out: list[ErrorSite] = []
-    for site, analysis, title in zip(sites, analyses, titles, strict=True):
-        target = _target(site, modules)
-        paths = graph.paths(target) if target is not None else ()
+    for number, (site, analysis, title) in enumerate(zip(sites, analyses, titles, strict=True)):
+        function = _function_of(site, modules)
+        paths = graph.paths(function) if function is not None else ()
         shorten = {q: _module_prefix(q, modules) for path in paths for q in path}
         report = report_issue_url(site, snapshot, title)
         means = what_it_means(analysis, catalog)
-        fixes = solutions(analysis, caller=_public_caller(paths, shorten))
-        texts = [s.text for s in fixes]
-        if internal_invariant(analysis, fixes):
+        fixes = found[number]
+        if number in caught and len(fixes) < MAX_SOLUTIONS:
+            extra = caught[number]
+            if not fixes:  # the only solution: no "Or"
+                extra = dataclasses.replace(extra, text="A" + extra.text.removeprefix("Or, a"))
+            fixes = [*fixes, extra]
+        if _may_be_internal(site, catalog) and internal_invariant(analysis, fixes):
             package = snapshot.package
             means += (
                 f" The check reads only {package}'s own state, nothing you pass or set:"
@@ -58,44 +92,246 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
                 " settings."
             )
             link = f": {report}" if report else ""
-            texts.insert(0, f"Report it to the {package} maintainers, with the traceback{link}")
+            fixes.insert(
+                0,
+                Fix(
+                    text=f"Report it to the {package} maintainers, with the traceback{link}",
+                    kind="report",
+                ),
+            )
         explanation = Explanation(
             title=title,
             what_it_means=means,
             when_it_happens=when_it_happens(analysis, paths, shorten),
-            solutions=tuple(texts),
+            solutions=tuple(f.text for f in fixes),
             common_situations=tuple(common_situations(analysis)),
             call_paths=paths,
             tests=tests.get(site.id, ()),
             related=related.of(site),
             report_issue_url=report,
             provenance="static",
+            fixes=tuple(fixes),
         )
         out.append(dataclasses.replace(site, explanation=explanation))
     return tuple(out)
 
 
-def internal_invariant(analysis: Analysis, fixes: list[Solution]) -> bool:
+_CALLED_IN_TRY = re.compile(r"^(?:await\s+)?(?:yield\s+from\s+)?([A-Za-z_][\w.]*)\(")
+
+
+def _caught_by_callers(
+    sites: Sequence[ErrorSite],
+    fixes: Sequence[list[Fix]],
+    graph: CallGraph,
+    modules: set[str],
+) -> dict[int, Fix]:
+    """For a site whose exception a caller catches and passes on only under a condition
+    a user controls (`except NoSuchOption: if not self.ignore_unknown_options: raise`),
+    that condition's knob fix, said from the caller; by site index."""
+    handlers: dict[tuple[str, str], list[tuple[int, set[str]]]] = {}
+    for number, site in enumerate(sites):
+        for guard in site.guard:
+            called = _CALLED_IN_TRY.match(guard.raised_by or "") if guard.kind == "except" else None
+            if called is None:
+                continue
+            types = {
+                t.strip().rsplit(".", 1)[-1]
+                for t in guard.test.split(" as ")[0].strip("() ").split(",")
+            }
+            key = (_target(site, modules), called.group(1).rsplit(".", 1)[-1])
+            handlers.setdefault(key, []).append((number, types))
+    out: dict[int, Fix] = {}
+    if not handlers:
+        return out
+    for number, site in enumerate(sites):
+        if site.location.function == "<module>":
+            continue
+        exception = site.exception
+        raised = {
+            n.rsplit(".", 1)[-1] for n in (exception.name, exception.qualname, *exception.bases)
+        }
+        name = site.location.function.rsplit(".", 1)[-1]
+        for caller in graph.callers(_target(site, modules)):
+            for handler, types in handlers.get((caller, name), []):
+                if handler == number or not types & raised:
+                    continue
+                fix = next((f for f in fixes[handler] if f.kind == "input" and f.knobs), None)
+                if fix is not None:
+                    out[number] = _from_handler(fix, sites[handler])
+                    break
+            if number in out:
+                break
+    return out
+
+
+def _from_handler(fix: Fix, handler: ErrorSite) -> Fix:
+    text = fix.text.removeprefix("Or: ").removesuffix(", so that the check does not apply")
+    said = text[0].lower() + text[1:]
+    return Fix(
+        text=(
+            f"Or, as `{handler.location.function}` catches it: {said}, so that it does not"
+            " pass it on"
+        ),
+        kind="input",
+        knobs=fix.knobs,
+    )
+
+
+def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
+    """`site` with each input's knobs; a module setting that a knob sets (`envs.X`, an
+    environment variable) is one a user can change."""
+    site = with_knobs(site, index)
+    if not any(i.kind == "global" and i.knobs for i in site.inputs):
+        return site
+    inputs = tuple(
+        dataclasses.replace(i, access="public") if i.kind == "global" and i.knobs else i
+        for i in site.inputs
+    )
+    return dataclasses.replace(site, inputs=inputs)
+
+
+def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:
     """The site's conditions read only what the library itself keeps (private state, its
-    constants), the site reads nothing public, and nothing says what to do."""
+    constants, values it computed or passed between its own functions), the site reads
+    nothing public, and nothing says what to do."""
+    handed_on = any(f.kind == "caller" for f in fixes)
     read = [c.subject for c in analysis.trigger + analysis.reached_if if c.subject is not None]
-    own = [
-        s for s in read if s.kind == "constant" or (s.kind != "parameter" and private_name(s.expr))
-    ]
-    if not read or len(own) < len(read):
+    if not read:
         return False
-    if any(i.access == "public" for i in analysis.site.inputs):
+    for subject in read:
+        if subject.knobs or subject.access == "public":
+            return False
+        if subject.kind == "parameter" and handed_on:
+            return False
+        if subject.kind == "local" and (
+            public_sources(subject, analysis) or _environmental(subject, analysis)
+        ):
+            return False
+        private = private_name(subject.expr)
+        if subject.kind not in ("parameter", "local", "constant") and not private:
+            return False
+    if any(i.access == "public" or i.knobs for i in analysis.site.inputs):
         return False
-    return not any(s.kind in ("message", "dependency") for s in fixes)
+    return not any(f.kind in ("message", "dependency", "cause") for f in fixes)
 
 
-def _public_caller(paths: tuple[tuple[str, ...], ...], shorten: dict[str, str]) -> str | None:
-    """The nearest caller on the first call path that a user can call (no private part)."""
-    for qualified in paths[0] if paths else ():
-        local = qualified.removeprefix(shorten.get(qualified, "") + ".")
-        if not any(p.startswith("_") and not p.endswith("__") for p in qualified.split(".")):
-            return local
-    return None
+_SIGNALS = frozenset(
+    {
+        "EOFError",
+        "KeyboardInterrupt",
+        "StopIteration",
+        "StopAsyncIteration",
+        "GeneratorExit",
+        "SystemExit",
+        "NotImplementedError",
+    }
+)
+_SAYS_INTERNAL = re.compile(
+    r"\b(internal|bug|should (?:not|never)|unexpected|unreachable|impossible|invariant)\b",
+    re.I,
+)
+
+
+def _may_be_internal(site: ErrorSite, catalog: Catalog) -> bool:
+    """Whether a failed check can be the library's own bug rather than a misuse: an
+    assert, a check in a function users do not call (private, nested, in a private
+    module), or a message that says so. "Not implemented" and signals (end of input,
+    interrupts) never are."""
+    names = {
+        site.exception.name.rsplit(".", 1)[-1],
+        *(b.rsplit(".", 1)[-1] for b in site.exception.bases),
+    }
+    if names & _SIGNALS:
+        return False
+    function = site.location.function
+    if site.kind == "assert" or not exposed(site.location.file, function, catalog):
+        return True
+    if private_name(function):
+        return True
+    parts = function.split(".")
+    if len(parts) > 1 and catalog.classes.get((site.location.file, ".".join(parts[:-1]))) is None:
+        return True  # a nested function: only its enclosing function calls it
+    message = site.message.literal_text if site.message is not None else ""
+    return bool(_SAYS_INTERNAL.search(message))
+
+
+def _environmental(local: Input, analysis: Analysis) -> bool:
+    """Whether a local is computed from another distribution's module (`torch.xpu`): what
+    is installed, not the library's own state."""
+    from errdex.extract.files import module_name
+
+    own = (module_name(analysis.site.location.file) or "").split(".")[0]
+    for expr in local.sources:
+        source = analysis.inputs.get(expr)
+        owner = None if source is None or source.kind != "global" else source.owner
+        if owner and owner.split(".")[0] != own:
+            return True
+    return False
+
+
+def _checked_by_callers(site: ErrorSite, graph: CallGraph, target: str) -> ErrorSite:
+    """An assert in a function the package calls itself checks those calls: the
+    function's parameters are what the package passed, not a user's to change."""
+    if site.kind != "assert" or not graph.callers(target):
+        return site
+    function = site.location.function
+    inputs = tuple(
+        dataclasses.replace(i, access="internal")
+        if i.kind == "parameter" and i.owner == function
+        else i
+        for i in site.inputs
+    )
+    return dataclasses.replace(site, inputs=inputs)
+
+
+def _handoff(
+    graph: CallGraph,
+    target: str,
+    modules: set[str],
+    names: Names,
+    index: KnobIndex,
+    site: ErrorSite,
+) -> Handoff:
+    """Where a private function's parameters come from, seen from its nearest public
+    caller, or the settings of the object that passes them."""
+
+    def find(passed: Sequence[Input]) -> tuple[str, list[str]] | list[Input] | None:
+        found = graph.handoff(target, [i.name for i in passed])
+        if found is None:
+            return None
+        if found.function is None:
+            return [f for f in (_field(c, n, names, index, site) for c, n in found.fields) if f]
+        local = found.function.removeprefix(_module_prefix(found.function, modules) + ".")
+        head, _, name = local.rpartition(".")
+        if name in ("__init__", "__post_init__", "__new__") and head:
+            local = head
+        return local, list(found.params)
+
+    return find
+
+
+def _qualifier(names: Names, facts: FileFacts) -> Callable[[str], str]:
+    return lambda name: names.resolve(name, facts)
+
+
+def _field(cls: str, name: str, names: Names, index: KnobIndex, site: ErrorSite) -> Input | None:
+    """The field `name` of a codebase class as an input, with its knobs."""
+    found = names.member(cls, name)
+    if found is None:
+        return None
+    ref, member = found
+    item = Input(
+        name=member.name,
+        expr=f"self.{member.name}",
+        kind=member.kind,  # type: ignore[arg-type]
+        owner=ref.fact.qualname,
+        type=member.type,
+        default=member.default,
+        doc=member.doc,
+        location=SourcePos(file=ref.file.path, line=member.line),
+        access="internal" if private_name(member.name) or member.kind == "property" else "public",
+    )
+    return dataclasses.replace(item, knobs=index.knobs(item, site))
 
 
 def _guard_text(analysis: Analysis) -> str | None:
@@ -105,7 +341,13 @@ def _guard_text(analysis: Analysis) -> str | None:
     return None
 
 
-def _target(site: ErrorSite, modules: set[str]) -> str | None:
+def _target(site: ErrorSite, modules: set[str]) -> str:
+    """The module-qualified name of the function that holds `site`."""
+    module = _module(site.location.file, modules)
+    return f"{module}.{site.location.function}" if module else site.location.function
+
+
+def _function_of(site: ErrorSite, modules: set[str]) -> str | None:
     """The module-qualified function the site is in (None at module level, or outside
     the modules extract read)."""
     module = _module(site.location.file, modules)

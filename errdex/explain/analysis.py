@@ -24,6 +24,7 @@ class Analysis:
     handled: list[str] = field(default_factory=list)  # exception types being handled
     unparsed: list[str] = field(default_factory=list)  # guard tests we could not read
     expected: list[Clause] = field(default_factory=list)  # what an assert expects
+    failing: list[Clause] = field(default_factory=list)  # an assert's own failing test
 
     @property
     def primary(self) -> Clause | None:
@@ -51,6 +52,8 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
         kind = guard.kind
         if kind in ("try", "finally", "with", "match"):
             continue
+        if kind == "while" and guard.test in ("True", "1"):
+            continue  # `while True:` is a loop, not a condition
         if kind == "except":
             result.handled.append(guard.test)
             continue
@@ -78,6 +81,7 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
             continue
         if kind == "assert":
             result.expected = catalog.said(guard.test, True, site.inputs, _read) or []
+            result.failing = found
         if kind == "asserted":
             result.asserted.extend(found)
         elif kind == "early-exit":

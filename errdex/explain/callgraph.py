@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from errdex.extract.facts import CallFact, FileFacts
 
@@ -22,6 +23,7 @@ class CallGraph:
         self.modules = {f.module: f for f in facts}
         self.imports = {f.module: dict(f.imports) for f in facts}
         self.functions: set[str] = set()
+        self.signatures: dict[str, tuple[tuple[str, ...], bool]] = {}  # params, is a method
         self.classes: set[str] = set()
         self.toplevel: dict[str, set[str]] = defaultdict(set)
         short: dict[str, int] = defaultdict(int)
@@ -29,6 +31,8 @@ class CallGraph:
         for f in facts:
             for fn in f.functions:
                 self.functions.add(f"{f.module}.{fn.qualname}")
+                bound = fn.owner_class is not None and fn.params[:1] in (("self",), ("cls",))
+                self.signatures[f"{f.module}.{fn.qualname}"] = (fn.params, bound)
                 self.toplevel[f.module].add(fn.qualname.split(".")[0])
                 short[fn.qualname.rsplit(".", 1)[-1]] += 1
                 self.by_short[fn.qualname.rsplit(".", 1)[-1]] = f"{f.module}.{fn.qualname}"
@@ -36,12 +40,16 @@ class CallGraph:
                 self.classes.add(f"{f.module}.{cls.qualname}")
                 self.toplevel[f.module].add(cls.qualname.split(".")[0])
         self.unique_names = {name for name, n in short.items() if n == 1}
+        self.called: set[str] = set()
+        for f in facts:
+            self.called |= f.called
         self.calls: dict[str, list[tuple[str, CallFact]]] = defaultdict(list)
         for f in facts:
             for call in f.calls:
                 self.calls[call.callee.rsplit(".", 1)[-1]].append((f.module, call))
         self._callers: dict[str, list[str]] = {}
         self._resolved: dict[tuple[str, str, str | None], str | None] = {}
+        self._edges: dict[tuple[str, str], list[CallFact]] = defaultdict(list)
 
     def callers(self, target: str) -> list[str]:
         """Module-qualified names of the functions that call `target`, sorted."""
@@ -61,6 +69,7 @@ class CallGraph:
                 resolved[key] = self.resolve(module, call)
             if resolved[key] == wanted:
                 found.add(f"{module}.{call.function}")
+                self._edges[(f"{module}.{call.function}", target)].append(call)
         found.discard(target)
         self._callers[target] = sorted(found, key=lambda q: (q.endswith("<module>"), q))
         return self._callers[target]
@@ -117,3 +126,87 @@ class CallGraph:
             out.append(tuple(path))
         out.sort(key=lambda p: -len(p))
         return tuple(out[:MAX_PATHS])
+
+    def handoff(self, target: str, names: Sequence[str]) -> Origin | None:
+        """Where the parameters `names` of `target` come from: the public function that
+        takes them from its own caller (one the package itself never calls), or the
+        fields of an object whose method passes `self.field`; None when a caller on the
+        way passes something it computed, so the value is the library's own."""
+        current, wanted = target, list(names)
+        seen = {target}
+        for _ in range(MAX_DEPTH * 2):
+            callers = [c for c in self.callers(current) if c not in seen]
+            if not callers:
+                if current == target or _private(current) or self._called_somehow(current):
+                    return None
+                return Origin(function=current, params=tuple(wanted))
+            step: tuple[str, list[str], list[str]] | None = None
+            for caller in callers:
+                mapped = self._passed(caller, current, wanted)
+                if mapped is not None:
+                    step = caller, *mapped
+                    break
+            if step is None:
+                return None  # every caller computes what it passes
+            caller, params, fields = step
+            if fields and not params:
+                owner = caller.rsplit(".", 1)[0]
+                return Origin(fields=tuple((owner, f) for f in fields))
+            if fields:
+                return None  # some from the object, some from its caller: too tangled
+            current, wanted = caller, params
+            seen.add(current)
+        return None
+
+    def _called_somehow(self, qualified: str) -> bool:
+        """Whether the package calls `qualified` where the graph does not see it."""
+        name = qualified.rsplit(".", 1)[-1]
+        if name in _CONSTRUCTORS:
+            name = qualified.rsplit(".", 2)[-2]
+        return name in self.called
+
+    def _passed(
+        self, caller: str, callee: str, wanted: Sequence[str]
+    ) -> tuple[list[str], list[str]] | None:
+        """The parameters of `caller` and the `self.` fields its calls of `callee` pass as
+        `wanted`; None when one of them is computed or not passed."""
+        signature = self.signatures.get(callee)
+        theirs = self.signatures.get(caller)
+        if signature is None or theirs is None:
+            return None
+        params, bound = signature
+        positional = params[1:] if bound else params
+        own = set(theirs[0]) - {"self", "cls"}
+        method = theirs[1]
+        out: list[str] = []
+        fields: list[str] = []
+        for call in self._edges.get((caller, callee), []):
+            keywords = dict(call.keywords)
+            for name in wanted:
+                arg = keywords.get(name)
+                if arg is None and name in positional:
+                    index = positional.index(name)
+                    arg = call.args[index] if index < len(call.args) else None
+                if arg is not None and method and arg.startswith("self.") and arg.count(".") == 1:
+                    if arg[5:] not in fields:
+                        fields.append(arg[5:])
+                    continue
+                if arg is None or arg not in own:
+                    return None  # computed by the caller, or not passed at all
+                if arg not in out:
+                    out.append(arg)
+        return (out, fields) if out or fields else None
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a private function's arguments come from: a public function's parameters,
+    or fields of the object whose method passes them (module-qualified class, field)."""
+
+    function: str | None = None
+    params: tuple[str, ...] = ()
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+def _private(qualified: str) -> bool:
+    return any(p.startswith("_") and not p.endswith("__") for p in qualified.split("."))

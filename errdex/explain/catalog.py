@@ -40,12 +40,14 @@ class Catalog:
             for guard in site.guard:
                 if guard.kind in ("if", "elif") and not guard.negated:
                     self.raising_ifs.add((site.location.file, site.location.function, guard.line))
+        self.reexports: set[str] = set()  # filled by explain (access.reexported)
         self._said: dict[tuple[str, bool, tuple[Input, ...]], Any] = {}
         self._docs: dict[tuple[str, str], str | None] = {}
 
     def said(self, test: str, holds: bool, inputs: tuple[Input, ...], read: Reader) -> Any:
         """`read(test, holds, inputs)`, remembered: sites of one function share guards."""
-        used = tuple(i for i in inputs if i.expr in test)
+        # an environment variable read in place is named in the test, quoted either way
+        used = tuple(i for i in inputs if (i.name if i.kind == "env" else i.expr) in test)
         key = (test, holds, used)
         if key not in self._said:
             self._said[key] = read(test, holds, {i.expr: i for i in used})

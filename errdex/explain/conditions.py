@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,6 +55,15 @@ class Clause:
     on_platform: bool = True  # whether the clause holds on that platform or off it
     call: str | None = None  # the function named by a bare call, e.g. "has_triton"
     at_default: bool | None = None  # whether the clause holds with the input at its default
+    shown: str | None = None  # how `fix` names the subject ("`max_items`")
+    example: str | None = None  # a value (Python literal) that makes the clause false
+    root: str | None = None  # the name an attribute or item read starts from (`x` of `x.a`)
+
+    def fix_naming(self, name: str) -> str | None:
+        """`fix` with the subject named `name` instead (a knob, a constructor parameter)."""
+        if self.fix is None or self.shown is None:
+            return self.fix
+        return self.fix.replace(self.shown, name, 1)
 
 
 Inputs = Mapping[str, Input]  # by expression as written ("self.x", "x")
@@ -192,7 +203,29 @@ def _listing(node: ast.expr) -> str | None:
 
 
 def _subject(node: ast.expr, inputs: Inputs) -> Input | None:
-    return inputs.get(source(node)) if isinstance(node, ast.Name | ast.Attribute) else None
+    """The input `node` reads as a whole: a name, an attribute chain, or a call or item
+    read that is one (`os.environ.get("X")`)."""
+    if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
+        return inputs.get(source(node))
+    return None
+
+
+def _own(node: ast.expr, inputs: Inputs) -> bool:
+    """Whether an expression reads what only the library has: a private name, or an input
+    no user sets (a variable the function computes, a private function's parameter)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name | ast.Attribute):
+            found = inputs.get(source(sub))
+            if found is not None and found.access == "internal" and not found.knobs:
+                return True
+    return False
+
+
+def _root(node: ast.expr) -> str | None:
+    """`x` of `x.a.b`, `x[0].c` or `x.f()`: the name a read starts from."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _is_bool(subject: Input | None) -> bool:
@@ -207,31 +240,42 @@ def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
         op = _FLIP[op]
     if isinstance(left, ast.Call) and _call_name(left) == "len" and len(left.args) == 1:
         return _length(left.args[0], op, right, inputs)
+    if isinstance(left, ast.Constant) and op in (ast.In, ast.NotIn):
+        return _contains(right, left, op is ast.In, inputs)
     subject = _subject(left, inputs)
     name, value = code(left), _value(right)
     bound = value if isinstance(right, ast.Constant) else None
-    text, noun, fix = _comparison_phrase(op, right, name, value)
+    text, noun, fix = _comparison_phrase(op, right, name, value, _own(right, inputs))
+    at_default = _at_default(subject, op, right)
     return Clause(
         text=f"{name} {text}",
         subject=subject,
         noun=noun,
         fix=fix if subject is not None else None,
         bound=bound,
-        at_default=_at_default(subject, op, right),
+        at_default=at_default,
+        shown=name,
+        example=_example(subject, op, right, at_default),
+        root=_root(left),
     )
 
 
 def _comparison_phrase(
-    op: type[ast.cmpop], right: ast.expr, name: str, value: str
+    op: type[ast.cmpop], right: ast.expr, name: str, value: str, own: bool = False
 ) -> tuple[str, str, str]:
     """(clause, noun phrase, fix) for `name <op> right`, `value` being `right` in prose.
+    `own`: `right` is the library's own (a private name, a value it computes), which a
+    fix never names.
 
     One table of all ten operators, so the three wordings of each stay side by side."""
     listing = _listing(right)
+    elements = right.elts if isinstance(right, ast.List | ast.Tuple | ast.Set) else []
+    if own and not all(isinstance(e, ast.Constant) for e in elements):
+        listing = None  # `(1, pcp, tp * pcp)`: values the library computes
     zero = isinstance(right, ast.Constant) and right.value == 0 and right.value is not False
     # a container of the library's own (`self._registry`): a fix says what it holds,
     # never to change it
-    hidden = any(
+    hidden = own or any(
         part.startswith("_") and not part.endswith("__") for part in ast.unparse(right).split(".")
     )
     phrase: dict[type[ast.cmpop], tuple[str, str, str]] = {
@@ -301,8 +345,22 @@ def _comparison_phrase(
         return "is true", f"{name} turned on", f"Turn {name} off (False)"
     if op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is False:
         return "is false", f"{name} turned off", f"Turn {name} on (True)"
+    if hidden and op in _OWN_BOUND and not isinstance(right, ast.Constant):
+        clause, noun, _ = phrase[op]
+        return clause, noun, _OWN_BOUND[op].format(name=name)
     return phrase[op]
 
+
+# Fixes against a bound the library computes or keeps private: what direction to move,
+# never the bound's name.
+_OWN_BOUND: dict[type[ast.cmpop], str] = {
+    ast.Lt: "Set {name} higher: the check wants it at least a limit the library computes",
+    ast.LtE: "Set {name} higher: the check wants it above a limit the library computes",
+    ast.Gt: "Set {name} lower: the check wants it at most a limit the library computes",
+    ast.GtE: "Set {name} lower: the check wants it below a limit the library computes",
+    ast.Eq: "Set {name} to another value: the one the library computes is refused",
+    ast.NotEq: "Set {name} to the value the library computes for it",
+}
 
 _APPLY: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Lt: lambda a, b: bool(a < b),
@@ -340,7 +398,67 @@ def _at_default(subject: Input | None, op: type[ast.cmpop], right: ast.expr) -> 
         return None
 
 
+def _contains(container: ast.expr, item: ast.Constant, holds: bool, inputs: Inputs) -> Clause:
+    """`"a" in mode`: a clause on `mode`, the input that holds (or lacks) the literal."""
+    subject = _subject(container, inputs)
+    name, value = code(container), _value(item)
+    text = f"{name} contains {value}" if holds else f"{name} does not contain {value}"
+    fix = f"Use a {name} without {value}" if holds else f"Use a {name} that contains {value}"
+    return Clause(
+        text=text,
+        subject=subject,
+        noun=f"a {name} with {value} in it" if holds else f"a {name} without {value}",
+        fix=fix if subject is not None else None,
+        bound=value,
+        shown=name,
+        root=_root(container),
+    )
+
+
+def _example(
+    subject: Input | None, op: type[ast.cmpop], right: ast.expr, at_default: bool | None
+) -> str | None:
+    """A value that makes `subject <op> right` false: the default when it does, else one
+    from the bound (`x < 0`: 0; `x <= 4`: 5; `x not in ("a", "b")`: "a")."""
+    if subject is None:
+        return None
+    if at_default is False and subject.default is not None and literal(subject.default)[0]:
+        return subject.default
+    if isinstance(right, ast.Constant) and isinstance(right.value, bool):
+        return repr(not right.value) if op in (ast.Eq, ast.Is) else repr(right.value)
+    if isinstance(right, ast.Constant) and not isinstance(right.value, bool | type(None)):
+        bound = right.value
+        if op in (ast.Lt, ast.Gt, ast.NotEq):
+            return repr(bound)
+        if isinstance(bound, int) and op in (ast.LtE, ast.GtE):
+            return repr(bound + 1 if op is ast.LtE else bound - 1)
+        return None
+    if op is ast.NotIn and isinstance(right, ast.List | ast.Tuple | ast.Set) and right.elts:
+        first = right.elts[0]
+        return repr(first.value) if isinstance(first, ast.Constant) else None
+    if op is ast.IsNot and isinstance(right, ast.Constant) and right.value is None:
+        return "None"
+    return None
+
+
 def _length(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inputs) -> Clause:
+    """`len(x) <op> n`; against a number the library computes or keeps private, the fix
+    says which way to go without naming it."""
+    base = _length_plain(target, op, right, inputs)
+    private = any(p.startswith("_") for p in ast.unparse(right).split("."))
+    if isinstance(right, ast.Constant) or not (private or _own(right, inputs)):
+        return base
+    way = "more" if op in (ast.Lt, ast.LtE) else "fewer" if op in (ast.Gt, ast.GtE) else None
+    fix = (
+        f"Give {base.shown} {way} items: the check compares its length with a number the"
+        " library computes"
+        if way
+        else f"Change the number of items of {base.shown}"
+    )
+    return dataclasses.replace(base, fix=fix if base.subject is not None else None, bound=None)
+
+
+def _length_plain(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inputs) -> Clause:
     name, value = code(target), _value(right)
     subject = _subject(target, inputs)
     n = right.value if isinstance(right, ast.Constant) and isinstance(right.value, int) else None
@@ -367,6 +485,8 @@ def _length(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inpu
         noun=f"a {name} that {text}",
         fix=fix if subject is not None else None,
         bound=value,
+        shown=name,
+        root=_root(target),
     )
 
 
@@ -401,19 +521,24 @@ def _isinstance(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Claus
     kinds = _listing(args[1]) or code(args[1])
     kinds = kinds.replace("'", "")
     target = code(args[0])
-    subject = _subject(args[0], inputs)
+    private = any(p.startswith("_") for p in re.findall(r"[\w.]+", kinds.replace(".", " ")))
+    subject = None if private else _subject(args[0], inputs)  # a private type: not for users
     if holds:
         return Clause(
             text=f"{target} is of type {kinds}",
             subject=subject,
             noun=f"a {target} of type {kinds}",
             fix=f"Pass {target} as something other than {kinds}" if subject else None,
+            shown=target,
+            root=_root(args[0]),
         )
     return Clause(
         text=f"{target} is not of type {kinds}",
         subject=subject,
         noun=f"a {target} that is not of type {kinds}",
         fix=f"Pass a value of type {kinds} as {target}" if subject else None,
+        shown=target,
+        root=_root(args[0]),
     )
 
 
@@ -446,10 +571,20 @@ def _affix(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | N
         return None
     verb = "starts" if name == "startswith" else "ends"
     target = code(node.func.value)
-    text = f"{target} {verb} with {_value(node.args[0])}"
+    affix = _listing(node.args[0]) or _value(node.args[0])
+    subject = _subject(node.func.value, inputs)
+    text = f"{target} {verb} with {affix}"
+    fix = f"Use a {target} that does not {verb[:-1]} with {affix}"
     if not holds:
-        text = f"{target} does not {verb[:-1]} with {_value(node.args[0])}"
-    return Clause(text=text, subject=_subject(node.func.value, inputs))
+        text = f"{target} does not {verb[:-1]} with {affix}"
+        fix = f"Use a {target} that {verb} with {affix}"
+    return Clause(
+        text=text,
+        subject=subject,
+        fix=fix if subject is not None else None,
+        shown=target,
+        root=_root(node.func.value),
+    )
 
 
 # Calls said in their own words, by the name called; None from one (the wrong number
@@ -483,15 +618,20 @@ def _truthy(node: ast.expr, inputs: Inputs, holds: bool) -> Clause:
             noun=f"{name} turned on" if holds else f"{name} turned off",
             fix=f"Turn {name} off (False)" if holds else f"Turn {name} on (True)",
             at_default=at_default,
+            shown=name,
+            example="False" if holds else "True",
+            root=_root(node),
         )
     return Clause(
-        text=f"{name} is set (not empty, zero or None)" if holds else f"{name} is empty or unset",
+        text=f"{name} is set" if holds else f"{name} is empty or unset",
         subject=subject,
         noun=f"a non-empty {name}" if holds else f"an empty or missing {name}",
         fix=(f"Leave {name} empty or unset" if holds else f"Give {name} a non-empty value")
         if subject is not None
         else None,
         at_default=at_default,
+        shown=name,
+        root=_root(node),
     )
 
 

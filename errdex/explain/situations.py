@@ -30,10 +30,18 @@ def common_situations(analysis: Analysis) -> list[str]:
         if left and changed:
             kept = " and ".join(_named_default(c) for c in left)
             moved = " and ".join(c.text for c in changed)
-            out.append(f"{kept} left at its default while {moved}")
+            verb = "left at its default" if len(left) == 1 else "left at their defaults"
+            out.append(f"{kept} {verb} while {moved}")
+        elif len(changed) > 1:
+            names = _and([_named_default(c) for c in changed])
+            every = (
+                "both" if len(changed) == 2 else f"all {_NUMBERS.get(len(changed), len(changed))}"
+            )
+            out.append(f"Appears only when {names} are {every} changed from their defaults")
         elif changed:
-            names = " and ".join(_named_default(c) for c in changed)
-            out.append(f"Appears only when {names} are all changed from their defaults")
+            out.append(
+                f"Appears only when {_named_default(changed[0])} is changed from its default"
+            )
     elif len(with_default) == 1 and with_default[0].at_default:
         clause = with_default[0]
         out.append(f"{_named_default(clause)} left at its default ({clause.text})")
@@ -49,9 +57,20 @@ def common_situations(analysis: Analysis) -> list[str]:
             out.append(f"An optional dependency is missing: {clause.text}")
         elif clause.call and _VERSION.search(clause.call):
             out.append(f"A different version of a dependency is installed: {clause.text}")
+        elif (
+            clause.subject is not None
+            and clause.subject.kind in ("env", "global")
+            and any(k.kind == "env" for k in clause.subject.knobs)
+        ):
+            variable = next(k.name for k in clause.subject.knobs if k.kind == "env")
+            out.append(f"The environment variable `{variable}` is set so that {clause.text}")
         elif " or " not in clause.text and (env := _ENV.search(clause.text)) is not None:
-            name = f"`{env.group(2)}`" if env.group(2) else "an environment variable"
-            out.append(f"The environment variable {name} is set this way: {clause.text}")
+            if env.group(2):
+                out.append(
+                    f"The environment variable `{env.group(2)}` is set so that {clause.text}"
+                )
+            else:
+                out.append(f"An environment variable is set so that {clause.text}")
     for handled in analysis.handled:
         if "ImportError" in handled or "ModuleNotFoundError" in handled:
             out.append("An optional dependency is not installed (the import fails)")
@@ -60,6 +79,13 @@ def common_situations(analysis: Analysis) -> list[str]:
         if found:
             out.append(f"The optional package `{found.group(1)}` is not installed")
     return list(dict.fromkeys(out))
+
+
+_NUMBERS = {3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _named_default(clause: object) -> str:

@@ -1,112 +1,778 @@
-# "Solutions": one fix per input the guard reads (the negated clause, with the input's
-# default and what its doc says of the boundary value), then what the message itself
-# tells the reader to do ("Please …", "Use … instead", "Either … or …", "set X=…").
+# "Solutions", most useful first: what the message itself tells the reader to do (quoted,
+# with the knob it names), then one fix per input the failing condition reads, said with
+# the knob a user types to change it (a flag, an environment variable, a JSON key, a
+# constructor parameter), the public function a private one's argument comes from, the
+# call that raised what a handler wraps, the distribution an import needs (with the
+# package's extra), and an abstract method's implementers. Nothing here tells a user to
+# change a private name or a value the library computes itself.
 from __future__ import annotations
 
+import ast
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 
+from errdex.explain.access import private_name
 from errdex.explain.analysis import Analysis
-from errdex.explain.conditions import Clause
+from errdex.explain.conditions import Clause, literal, parse_test
+from errdex.explain.knobs import KnobIndex, usage
 from errdex.explain.title import display
-from errdex.model import Input
+from errdex.model import Fix, Hole, Input, Knob
 
 MAX_SOLUTIONS = 6
 MAX_QUOTE = 220
+MAX_SHOWN_EXPR = 60
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"{(])|\n+")
+_LEADING_HOLES = re.compile(r"^(?:\{[^{}]*\}\s*)+(?=[A-Z])")
 _INSTRUCTION = re.compile(
     r"^(please|use|try|consider|set|pass|specify|install|upgrade|downgrade|update|reduce|"
     r"increase|decrease|lower|raise|enable|disable|remove|add|run|call|make sure|ensure|"
     r"check|provide|choose|select|switch|change|rerun|re-run|restart|avoid|refer|see|"
-    r"either|you (?:can|may|should|must|need|might)|to (?:fix|use|enable|disable|avoid|"
-    r"resolve|run)|if you)\b",
+    r"either|perhaps|maybe|did you mean|you (?:can|may|should|must|need|might)|"
+    r"to (?:fix|use|enable|disable|avoid|resolve|run|allow|override|change|increase|"
+    r"decrease|silence|suppress|skip)|if you)\b",
     re.I,
 )
 _ANYWHERE = re.compile(
     r"\b(please|instead|pip install|you (?:can|may|should|must|need)|consider|"
-    r"set [`'\"]?[\w.-]+[`'\"]?\s*=|--[a-z][\w-]+)",
+    r"set (?:the )?(?:env(?:ironment)? var(?:iable)? )?[`'\"]?[\w.-]+[`'\"]?\s*=|"
+    r"(?-i:[A-Z][A-Z0-9_]{3,})=\S|--[a-z][\w-]+)",
     re.I,
 )
+_TOKEN = re.compile(r"`([^`]+)`|(?<![\w-])(--[a-z][\w-]*|[A-Z][A-Z0-9_]{3,}|[a-z]\w*_\w+)")
 _EXC_IMPORT = ("ImportError", "ModuleNotFoundError")
+_IMPORTED = re.compile(r"^(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\b)")
+_IMPORT_CALL = re.compile(r"(?:import_module|find_spec|__import__)\(\s*['\"]([\w.]+)['\"]")
+# Import names that differ from the distribution that provides them (well known ones).
+_DISTRIBUTIONS = {
+    "yaml": "PyYAML",
+    "PIL": "Pillow",
+    "cv2": "opencv-python",
+    "sklearn": "scikit-learn",
+    "skimage": "scikit-image",
+    "bs4": "beautifulsoup4",
+    "attr": "attrs",
+    "dateutil": "python-dateutil",
+    "dotenv": "python-dotenv",
+    "jwt": "PyJWT",
+    "zmq": "pyzmq",
+    "serial": "pyserial",
+    "OpenSSL": "pyOpenSSL",
+    "Crypto": "pycryptodome",
+    "git": "GitPython",
+    "fitz": "PyMuPDF",
+    "google.protobuf": "protobuf",
+    "magic": "python-magic",
+    "docx": "python-docx",
+}
+
+# A private function's parameters to where they come from: the public caller's name and
+# its parameters that reach them, or the fields (as inputs, with their knobs) of the
+# object whose method passes them; None when the library computes them.
+Handoff = Callable[[Sequence[Input]], tuple[str, list[str]] | list[Input] | None]
 
 
 @dataclass(frozen=True, slots=True)
-class Solution:
-    text: str
-    kind: str  # "input" (change a value the guard reads) or what else it is
+class Context:
+    """What solutions need beyond the site: the knobs, the call graph, the package."""
+
+    knobs: KnobIndex
+    package: str = ""
+    requires: tuple[tuple[str, str], ...] = ()
+    handoff: Handoff | None = None
+    dests: dict[str, list[str]] = field(default_factory=dict)  # dest -> flags
+    # the qualified name a name of the site's file refers to (imports followed)
+    qualify: Callable[[str], str] | None = None
 
 
-def solutions(analysis: Analysis, *, caller: str | None = None) -> list[Solution]:
-    """Fixes for a site, most specific first. A value only the library sets is never
-    one to change: a private function's parameter points to its caller (`caller`, the
-    nearest public function of the call path, when known) instead."""
-    out: list[Solution] = []
-    seen: set[str] = set()
-    passed_in: list[Input] = []
-    ordered = _fix_order(analysis)
-    for clause in ordered:
-        subject = clause.subject
-        if subject is None or clause.fix is None or subject.name in seen:
-            continue
-        seen.add(subject.name)
-        if subject.access == "internal":
-            if subject.kind == "parameter":
-                passed_in.append(subject)
-            continue
-        first = not any(s.kind == "input" for s in out)
-        out.append(Solution(text=_input_fix(clause, subject, analysis, first), kind="input"))
-    if passed_in and not out:
-        out.append(Solution(text=_from_caller(passed_in, analysis, caller), kind="caller"))
-    for text in instructions(analysis):
-        out.append(Solution(text=text, kind="message"))
-    out.extend(_other(analysis))
-    unique: dict[str, Solution] = {}
-    for solution in out:
-        unique.setdefault(solution.text, solution)
+def solutions(analysis: Analysis, context: Context) -> list[Fix]:
+    """Fixes for a site, most useful first (see the module comment)."""
+    out: list[Fix] = list(advice(analysis, context))
+    if _importing(analysis):  # a missing module: what to install comes before the rest
+        out += _dependencies(analysis, context, advised=bool(out))
+    fixes = _input_fixes(analysis, context)
+    if out:  # the message says what to do: a pointer to a caller only adds noise, and
+        # a fix through a knob it names says it again
+        named = {k for f in out for k in f.knobs}
+        fixes = [f for f in fixes if f.kind != "caller" and not (f.knobs and set(f.knobs) <= named)]
+    out += fixes
+    if not any(f.kind in ("input", "caller") for f in out):
+        out += _causes(analysis, context)
+    if not _importing(analysis):
+        out += _dependencies(analysis, context, advised=any(f.kind == "message" for f in out))
+    out += _implement(analysis)
+    if not out:
+        out += _public_inputs(analysis)
+    unique: dict[str, Fix] = {}
+    for fix in out:
+        unique.setdefault(fix.text, fix)
     return list(unique.values())[:MAX_SOLUTIONS]
 
 
+# -- the message's own advice -------------------------------------------------------------
+
+
+def advice(analysis: Analysis, context: Context) -> list[Fix]:
+    """Sentences of the message that tell the reader what to do, each with the command-line
+    flag of a setting it names."""
+    message = analysis.site.message
+    if message is None:
+        return []
+    out: list[Fix] = []
+    for sentence in _SENTENCE.split(display(message)):
+        sentence = _LEADING_HOLES.sub("", sentence.strip(" -–—:;,"))
+        if len(sentence) < 8:
+            continue
+        for clause in re.split(r"(?<=;)\s+|\s+[-–—]\s+", sentence):
+            clause = clause.strip(" ;:")
+            if _INSTRUCTION.match(clause) or _ANYWHERE.search(clause):
+                if len(clause.split()) >= 3:
+                    out.append(_linked(clause[0].upper() + clause[1:], context))
+                break
+    return out
+
+
+def _linked(text: str, context: Context) -> Fix:
+    """The advice with the flags of the settings it names, as a `message` fix."""
+    named: list[str] = []
+    notes: list[str] = []
+    for found in _TOKEN.finditer(text):
+        token = (found.group(1) or found.group(2) or "").strip()
+        if token.startswith("--") or context.knobs.env_docs.get(token) is not None:
+            named.append(token.split("=", 1)[0])
+        elif token in context.dests and token not in named:
+            flags = context.dests[token]
+            if len(flags) == 1 and flags[0] not in text:
+                named.append(flags[0])
+                notes.append(f"`{token}` is `{flags[0]}` on the command line")
+    if notes:
+        text = text.rstrip(".") + " (" + "; ".join(notes) + ")"
+    return Fix(text=text, kind="message", source="message", knobs=tuple(dict.fromkeys(named)))
+
+
+# -- the inputs the condition reads -------------------------------------------------------
+
+
+def _input_fixes(analysis: Analysis, context: Context) -> list[Fix]:
+    out: list[Fix] = []
+    seen: set[str] = set()
+    passed_in: list[Input] = []
+    for clause in _fix_order(analysis):
+        subject = clause.subject
+        if subject is None and clause.root is not None:
+            held = analysis.inputs.get(clause.root)  # `x.host` of a local `x`
+            subject = held if held is not None and held.kind == "local" else None
+        if subject is None or subject.expr in seen:
+            continue
+        seen.add(subject.expr)
+        first = not any(f.kind == "input" for f in out)
+        fix = _fix_for(clause, subject, analysis, first)
+        if fix is not None:
+            out.append(fix)
+        elif subject.kind == "parameter" and subject.access == "internal":
+            passed_in.append(subject)
+        elif subject.kind == "local" and first:
+            derived = _through_local(clause, subject, analysis, context, first)
+            if derived is not None:
+                out.append(derived)
+    if passed_in and not out:
+        caller = _from_caller(passed_in, analysis, context)
+        if caller is not None:
+            out.append(caller)
+    return out
+
+
 def _fix_order(analysis: Analysis) -> list[Clause]:
+    """The primary clause first, then the others innermost first; for an assert, only its
+    own test (the conditions around it say when it is checked, not what to change)."""
+    if analysis.site.kind == "assert":
+        return list(analysis.failing)
+    if not analysis.trigger:  # raised after early returns: those say what it takes
+        return list(reversed(analysis.reached_if))
     primary = analysis.primary
     rest = [c for c in reversed(analysis.trigger) if c is not primary]
     return ([primary] if primary is not None else []) + rest
 
 
-def _from_caller(passed: list[Input], analysis: Analysis, caller: str | None) -> str:
-    names = ", ".join(f"`{i.name}`" for i in passed[:3])
-    function = analysis.site.location.function
-    where = f"`{caller}`" if caller else "the public function you called"
-    return (
-        f"Check what you pass to {where}: {names} reach `{function}` from there, and"
-        " this check rejects the value that arrived"
-    )
-
-
-def _input_fix(clause: Clause, subject: Input, analysis: Analysis, first: bool) -> str:
-    assert clause.fix is not None
-    text = clause.fix
-    where = _defined(subject, analysis)
-    notes = [where] if where else []
-    if subject.default is not None and len(subject.default) <= 40:
-        notes.append(f"default {subject.default}")
+def _fix_for(clause: Clause, subject: Input, analysis: Analysis, first: bool) -> Fix | None:
+    """The fix of a clause on `subject`: named as the input when a user sets that name,
+    else as its first knob (an environment variable behind `envs.X`, a constructor
+    parameter that fills a private attribute)."""
+    if clause.fix is None:
+        return None
+    knob = subject.knobs[0] if subject.knobs else None
+    if subject.access == "public" and subject.kind not in ("global", "env"):
+        text = clause.fix
+        notes = _notes(subject)
+    elif knob is not None and knob.kind in ("constructor", "flag", "option", "env"):
+        shown = f"the environment variable `{knob.name}`" if knob.kind == "env" else None
+        text = clause.fix_naming(shown or f"`{knob.name}`") or clause.fix
+        notes = []
+    else:
+        return None
+    example = clause.example
+    if example is None and "non-empty value" in text:
+        example = "True"  # an environment variable or flag that must be set: `X=1`
+    examples = _examples(subject.knobs, example, subject.default)
     if notes:
         text += " (" + ", ".join(notes) + ")"
+    if examples:
+        text += ", e.g. " + " or ".join(map(_quoted, examples))
     quote = doc_quote(subject, clause.bound)
     if quote:
         text += f'; per its doc: "{quote}"'
     if not first and clause in analysis.trigger:
         text = "Or: " + text[0].lower() + text[1:] + ", so that the check does not apply"
-    return text
+    return Fix(text=text, kind="input", knobs=tuple(k.name for k in subject.knobs[:2]))
 
 
-def _defined(subject: Input, analysis: Analysis) -> str | None:
+def _quoted(example: str) -> str:
+    """An example of use as code; "leave out --x" and "unset X" keep their verb as prose."""
+    for verb in ("leave out ", "unset "):
+        if example.startswith(verb):
+            return f"{verb}`{example[len(verb) :]}`"
+    return f"`{example}`"
+
+
+def _notes(subject: Input) -> list[str]:
+    notes = []
+    where = _defined(subject)
+    if where:
+        notes.append(where)
+    default = subject.default
+    # an attribute's "default" is what its constructor assigns: a literal, or not one
+    shown = subject.kind != "attribute" or literal(default)[0]
+    if default is not None and len(default) <= 40 and subject.kind != "local" and shown:
+        notes.append(f"default {default}")
+    return notes
+
+
+def _examples(knobs: Sequence[Knob], example: str | None, default: str | None) -> list[str]:
+    """Uses of the first knob and, when it is of another kind, of the second."""
+    out: list[str] = []
+    kinds: set[str] = set()
+    value = example if example is not None else None
+    for knob in knobs:
+        if knob.kind in kinds or len(out) == 2:
+            continue
+        if knob.kind == "constructor" and out:
+            continue  # a flag or variable says it better
+        kinds.add(knob.kind)
+        out.append(usage(knob, value))
+    return out
+
+
+def _defined(subject: Input) -> str | None:
     if subject.kind in ("field", "property", "attribute") and subject.owner:
+        if subject.owner == "argparse.Namespace":
+            return None
         return f"`{subject.owner}.{subject.name}`"
     if subject.kind == "parameter" and subject.owner:
-        return f"parameter of `{subject.owner}`"
+        return f"parameter of `{_callable_name(subject.owner)}`"
     if subject.kind == "constant":
         return "a module constant"
+    if subject.kind == "global" and subject.owner:
+        return f"`{subject.owner}.{subject.name}`"
+    if subject.kind == "env":
+        return "an environment variable"
     return None
+
+
+def _through_local(
+    clause: Clause, local: Input, analysis: Analysis, context: Context, first: bool
+) -> Fix | None:
+    """A check on a variable the function computes: a plain alias is fixed as what it
+    aliases; anything else points to the public inputs it is computed from."""
+    sources = [analysis.inputs[s] for s in local.sources if s in analysis.inputs]
+    shown = (clause.shown or "").strip("`")
+    alias = len(sources) == 1 and local.default == sources[0].expr
+    if alias and clause.subject is None and shown.startswith(local.name + "."):
+        target = sources[0]  # `cmd.callback is None` of `cmd = callback_param`
+        if target.access == "public" and target.kind == "parameter":
+            predicate = clause.text[len(clause.shown or "") :].strip()
+            return Fix(
+                text=(
+                    f"Check the `{target.name}` you pass {_where([target], analysis)}:"
+                    f" its `{shown[len(local.name) + 1 :]}` {predicate}"
+                ),
+                kind="input",
+            )
+    if alias:
+        target = sources[0]
+        aliased = Clause(
+            text=clause.text,
+            subject=target,
+            fix=clause.fix_naming(f"`{target.name}`"),
+            bound=clause.bound,
+            shown=f"`{target.name}`",
+            example=clause.example,
+        )
+        if target.kind == "local":
+            return _through_local(aliased, target, analysis, context, first)
+        fix = _fix_for(aliased, target, analysis, first)
+        if fix is not None:
+            return fix
+    public = public_sources(local, analysis)
+    if not public:
+        return None
+    names = _names(public)
+    where = _where(public, analysis)
+    shown = local.default or ""
+    computed = (
+        f"what the check reads (`{shown}`) is computed from {_them(public)}"
+        if shown
+        and len(shown) <= MAX_SHOWN_EXPR
+        and not private_name_in(shown)
+        and _mentions_only(shown, public)
+        else f"what the check reads is computed from {_them(public)}"
+    )
+    knobs = [k for s in public for k in s.knobs]
+    text = f"Check the {names} you pass {where}: {computed}"
+    examples = _examples(knobs, None, None)
+    if examples and all("…" not in e for e in examples):
+        text += ", set with " + " or ".join(map(_quoted, examples))
+    return Fix(text=text, kind="input", knobs=tuple(k.name for k in knobs[:2]))
+
+
+def public_sources(local: Input, analysis: Analysis, depth: int = 0) -> list[Input]:
+    """The inputs a local is computed from that a user sets, through other locals; none
+    when it also reads the object's own state (`self.get(i)`: what `i` selects is the
+    object's, not the user's)."""
+    if _reads_own_state(local, analysis):
+        return []
+    out: list[Input] = []
+    for expr in local.sources:
+        source = analysis.inputs.get(expr)
+        if source is None:
+            continue
+        if source.kind == "local" and depth < 3:
+            out += [s for s in public_sources(source, analysis, depth + 1) if s not in out]
+        elif (source.access == "public" or source.knobs) and source not in out:
+            out.append(source)
+    return out
+
+
+def private_name_in(expr: str) -> bool:
+    """Whether source text reads a private name (`x._id`, `_cache`)."""
+    return re.search(r"(?<![\w])_[A-Za-z]\w*(?<!__)", expr) is not None
+
+
+def _reads_own_state(local: Input, analysis: Analysis) -> bool:
+    """Whether a local's value reads `self.x` (or calls `self.f(...)`) that is not a
+    public input of the site."""
+    node = parse_test(local.default) if local.default else None
+    if node is None:
+        return False
+    for sub in ast.walk(node):
+        owner = sub.value if isinstance(sub, ast.Attribute) else None
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+            found = analysis.inputs.get(f"{owner.id}.{sub.attr}")  # type: ignore[attr-defined]
+            if found is None or (found.access != "public" and not found.knobs):
+                return True
+    return False
+
+
+def _mentions_only(expr: str, inputs: Sequence[Input]) -> bool:
+    """Whether every name `expr` reads is one of `inputs` (or a call's function)."""
+    node = parse_test(expr)
+    if node is None:
+        return False
+    allowed = {i.expr.split(".")[0] for i in inputs}
+    called: set[int] = set()
+    for sub in ast.walk(node):
+        func = sub.func if isinstance(sub, ast.Call) else None
+        if func is None:
+            continue
+        called.add(id(func))
+        # a method of the object itself (`self.connect(...)`), not of what it holds
+        method = func.attr if isinstance(func, ast.Attribute) else "_"
+        holder = func.value if isinstance(func, ast.Attribute) else None
+        if isinstance(holder, ast.Name) and holder.id in ("self", "cls") and method[0] != "_":
+            called.add(id(holder))
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and id(sub) not in called and sub.id not in allowed:
+            return False
+    return True
+
+
+def _names(inputs: Sequence[Input]) -> str:
+    shown = [f"`{i.knobs[0].name if i.access != 'public' and i.knobs else i.name}`" for i in inputs]
+    shown = list(dict.fromkeys(shown))[:3]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _them(inputs: Sequence[Input]) -> str:
+    return "it" if len(inputs) == 1 else "them"
+
+
+def _where(inputs: Sequence[Input], analysis: Analysis) -> str:
+    """ "to `F`" for parameters of the raising function (its class for `__init__`)."""
+    function = analysis.site.location.function
+    owners = {i.owner for i in inputs if i.kind == "parameter"}
+    if owners == {function}:
+        return f"to `{_callable_name(function)}`"
+    fields = {i.owner for i in inputs if i.kind in ("field", "attribute") and i.owner}
+    if len(fields) == 1:
+        return f"to `{next(iter(fields))}`"
+    return "in"
+
+
+def _callable_name(function: str) -> str:
+    """How a user calls `function`: a class for its `__init__`, else its name."""
+    head, _, name = function.rpartition(".")
+    return head if name in ("__init__", "__post_init__", "__new__") and head else function
+
+
+def _from_caller(passed: list[Input], analysis: Analysis, context: Context) -> Fix | None:
+    """A private function's parameters: the public caller that hands them on, named by
+    its own parameters; nothing when the library computes them on the way."""
+    found = None if context.handoff is None else context.handoff(passed)
+    if not found:
+        return None
+    function = analysis.site.location.function
+    if isinstance(found, list):
+        return _from_fields(found, function)
+    caller, params = found
+    names = _listing(params)
+    return Fix(
+        text=f"Check the {names} you pass to `{caller}`: {_reaches(function, len(params))}",
+        kind="caller",
+    )
+
+
+def _reaches(function: str, count: int) -> str:
+    """Where the value goes, the function named unless it is private."""
+    they = "it" if count == 1 else "they"
+    if private_name(function):
+        return f"this check rejects the value that {they} carr{'ies' if count == 1 else 'y'}"
+    verb = "reaches" if count == 1 else "reach"
+    return f"{they} {verb} `{function}`, where this check rejects the value that arrived"
+
+
+def _from_fields(fields: list[Input], function: str) -> Fix | None:
+    """Settings an object hands to a private function (`self.max_model_len`), said with
+    the knobs that set them."""
+    settable = [f for f in fields if f.knobs or f.access == "public"]
+    if not settable or len(settable) < len(fields):
+        return None
+    parts = []
+    for item in settable[:3]:
+        shown = f"`{item.name}`" if item.access == "public" else f"`{item.knobs[0].name}`"
+        notes = _notes(item) if item.access == "public" else []
+        examples = _examples(item.knobs, None, None)
+        text = shown + (" (" + ", ".join(notes) + ")" if notes else "")
+        if examples:
+            text += ", set with " + " or ".join(map(_quoted, examples))
+        parts.append(text)
+    return Fix(
+        text=f"Check {'; '.join(parts)}: {_reaches(function, len(parts))}",
+        kind="caller",
+        knobs=tuple(k.name for f in settable for k in f.knobs[:1]),
+    )
+
+
+def _listing(names: Sequence[str]) -> str:
+    shown = [f"`{n}`" for n in names[:3]]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+# -- what a handler wraps -----------------------------------------------------------------
+
+
+def _caught(test: str, context: Context) -> str | None:
+    """The exception types an `except` names, as a reader finds them: a private alias
+    (`_SSLError`) by the class it imports; None for one held in a variable."""
+    shown = []
+    for name in test.split(" as ", 1)[0].strip("() ").split(","):
+        name = name.strip()
+        if not re.fullmatch(r"[A-Za-z_][\w.]*", name) or name.startswith(("self.", "cls.")):
+            return None
+        if private_name(name) and context.qualify is not None:
+            name = context.qualify(name)
+        if private_name(name):
+            return None
+        shown.append(f"`{name}`")
+    return " or ".join(shown) if shown else None
+
+
+def _causes(analysis: Analysis, context: Context) -> list[Fix]:
+    """A raise in an `except` block: the call that raised what it handles, and the public
+    inputs that call reads."""
+    site = analysis.site
+    for guard in reversed(site.guard):
+        if guard.kind != "except":
+            continue
+        test = guard.test.split(" as ", 1)[0]
+        if test in ("Exception", "BaseException") or any(e in test for e in _EXC_IMPORT):
+            return []
+        caught = _caught(guard.test, context) or "exception"
+        call = guard.raised_by
+        reads = [] if call is None else [i for i in site.inputs if _reads(call, i)]
+        plain = call is not None and reads and _mentions_only(call, reads)
+        if plain and all(i.access == "public" and i.kind == "parameter" for i in reads):
+            where = _where(reads, analysis)
+            return [
+                Fix(
+                    text=(
+                        f"Check the {_names(reads)} you pass {where}: the {caught} this"
+                        f" handles comes from `{call}`"
+                    ),
+                    kind="cause",
+                )
+            ]
+        return [
+            Fix(
+                text=(
+                    f"Look at the {caught} it handles, raised in the `try` block before"
+                    f" line {guard.line} (chained below this error in the traceback): its"
+                    " message says what failed"
+                ),
+                kind="cause",
+            )
+        ]
+    return []
+
+
+def _reads(expr: str, item: Input) -> bool:
+    """Whether source text `expr` reads `item` (as a whole name, not part of another)."""
+    return item.expr in expr and _reading(item.expr).search(expr) is not None
+
+
+@lru_cache(maxsize=8192)
+def _reading(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+
+
+# -- dependencies and abstract methods ----------------------------------------------------
+
+
+def _importing(analysis: Analysis) -> bool:
+    exc = analysis.site.exception.name.rsplit(".", 1)[-1]
+    return exc in _EXC_IMPORT or any(e in h for h in analysis.handled for e in _EXC_IMPORT)
+
+
+def _dependencies(analysis: Analysis, context: Context, *, advised: bool) -> list[Fix]:
+    site = analysis.site
+    out: list[Fix] = []
+    for clause in analysis.trigger + analysis.reached_if:
+        if (
+            clause.call
+            and clause.call.startswith(("has_", "is_"))
+            and "available" in (clause.call + clause.text)
+        ):
+            out.append(Fix(text=f"Install what `{clause.call}()` looks for", kind="dependency"))
+    importing = _importing(analysis)
+    modules = _imported(analysis) if importing else []
+    for guard in site.guard:
+        found = _IMPORT_CALL.search(guard.test)
+        if found and found.group(1) not in modules:
+            modules.append(found.group(1))
+    message = site.message.literal_text if site.message is not None else ""
+    out += _missing_attributes(analysis)
+    for module in modules:
+        fix = _install(module, context)
+        if advised and "pip install" in message and fix.knobs == ():
+            continue  # the message already says how
+        if not (advised and fix.knobs and all(k in message for k in fix.knobs)):
+            out.append(fix)
+    if importing and not out and not advised:
+        out.append(
+            Fix(text="Install the optional dependency this feature imports", kind="dependency")
+        )
+    return out
+
+
+def _missing_attributes(analysis: Analysis) -> list[Fix]:
+    """`mod = getattr(torch.xpu, "memory", None)` checked for None: the installed
+    distribution lacks what the code looks up."""
+    out: list[Fix] = []
+    for clause in analysis.trigger:
+        local = clause.subject
+        if local is None or local.kind != "local" or not local.default:
+            continue
+        node = parse_test(local.default)
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr"):
+            continue
+        attr = node.args[1] if len(node.args) >= 2 else None
+        if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
+            continue
+        holder = ast.unparse(node.args[0])
+        root = holder.split(".")[0]
+        external = [
+            analysis.inputs[s]
+            for s in local.sources
+            if s in analysis.inputs and analysis.inputs[s].kind == "global" and s == root
+        ]
+        if external:
+            top = (external[0].owner or root).split(".")[0]
+            out.append(
+                Fix(
+                    text=(
+                        f"Install a version (or build) of `{top}` that provides"
+                        f" `{holder}.{attr.value}`"
+                    ),
+                    kind="dependency",
+                    knobs=(top,),
+                )
+            )
+    return out
+
+
+def _imported(analysis: Analysis) -> list[str]:
+    """The modules the `try` blocks around the site import."""
+    out: list[str] = []
+    for guard in analysis.site.guard:
+        if guard.kind == "except" and guard.raised_by:
+            found = _IMPORTED.match(guard.raised_by) or _IMPORT_CALL.search(guard.raised_by)
+            if found:
+                module = next(g for g in found.groups() if g)
+                if module not in out:
+                    out.append(module)
+    return out
+
+
+def _install(module: str, context: Context) -> Fix:
+    """How to install `module`: through the package's own extra when one requires its
+    distribution, else the distribution the package requires, else the module's own."""
+    top = module.split(".")[0]
+    wanted = {_normal(top), _normal(_DISTRIBUTIONS.get(module, _DISTRIBUTIONS.get(top, top)))}
+    extras = [e for name, e in context.requires if _normal(name) in wanted and e]
+    base = [name for name, e in context.requires if _normal(name) in wanted and not e]
+    if extras:
+        extra = sorted(extras, key=len)[0]
+        command = f"pip install '{context.package}[{extra}]'"
+        return Fix(
+            text=(
+                f"Install `{top}` with `{command}` (the `{extra}` extra of {context.package}"
+                " requires it)"
+            ),
+            kind="dependency",
+            knobs=(f"{context.package}[{extra}]",),
+        )
+    distribution = base[0] if base else _DISTRIBUTIONS.get(module, _DISTRIBUTIONS.get(top))
+    if distribution:
+        why = f", which {context.package} requires" if base else ""
+        return Fix(
+            text=f"Install `{distribution}` (`pip install {distribution}`){why}",
+            kind="dependency",
+            knobs=(distribution,),
+        )
+    return Fix(text=f"Install the package that provides the `{top}` module", kind="dependency")
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _implement(analysis: Analysis) -> list[Fix]:
+    site = analysis.site
+    exc = site.exception.name.rsplit(".", 1)[-1]
+    if (
+        not (
+            exc == "NotImplementedError" or site.exception.qualname.endswith("NotImplementedError")
+        )
+        or analysis.trigger
+    ):
+        return []
+    function = site.location.function
+    name = function.rsplit(".", 1)[-1]
+    owner = analysis.owner.fact.qualname if analysis.owner else None
+    if not owner or function != f"{owner}.{name}" or private_name(function):
+        return []  # a private hook is the library's to implement, not a user's
+    return [
+        Fix(
+            text=f"Use a subclass of `{owner}` that implements `{name}`, "
+            "or a feature that does not call it",
+            kind="implement",
+        )
+    ]
+
+
+# -- the public inputs a check reads, when nothing more precise is known ------------------
+
+
+def _public_inputs(analysis: Analysis) -> list[Fix]:
+    """ "Check the `x` you pass to `F`" for the public parameters and attributes the
+    conditions and the message read, when no clause says what to change."""
+    site = analysis.site
+    for clause in analysis.trigger:
+        held = clause.subject or analysis.inputs.get(clause.root or "")
+        if held is not None and held.kind == "local" and _reads_own_state(held, analysis):
+            return []  # the check is on what the object holds (`self.get(i)`), not on `i`
+    read = {c.subject.expr for c in analysis.trigger if c.subject is not None}
+    read |= set(_hole_reads(analysis))
+    for guard in site.guard:
+        if guard.kind == "loop-exhausted":
+            read |= {i.expr for i in site.inputs if _reads(guard.test, i)}
+    public = [
+        i
+        for i in site.inputs
+        if i.access == "public"
+        and i.expr in read
+        and i.kind in ("parameter", "field", "attribute")
+        and (i.kind != "parameter" or i.owner == site.location.function)
+    ]
+    if not public:
+        return _from_constructor(analysis)
+    exhausted = [g for g in site.guard if g.kind == "loop-exhausted" and " in " in g.test]
+    what = "this check rejects them"
+    if exhausted:
+        target, _, iterable = exhausted[-1].test.partition(" in ")
+        names = [i for i in site.inputs if _reads(iterable, i)]
+        shown = all(i.access == "public" for i in names) and _mentions_only(iterable, names)
+        what = "no item the loop goes through matched them"
+        if shown and len(iterable) <= 60 and not private_name(target):
+            what = f"no `{target}` in `{iterable}` matched them"
+    if len(public) == 1:
+        what = what.replace("them", "it")
+    return [
+        Fix(
+            text=f"Check the {_names(public)} you pass {_where(public, analysis)}: {what}",
+            kind="input",
+            knobs=tuple(k.name for i in public for k in i.knobs[:1]),
+        )
+    ]
+
+
+def _from_constructor(analysis: Analysis) -> list[Fix]:
+    """Attributes the check reads that the constructor computes from one of its public
+    parameters (`self.heads = config.num_heads`): that parameter is what to check."""
+    owner = analysis.owner
+    if owner is None or private_name(owner.fact.qualname):
+        return []
+    params: list[str] = []
+    tests = [g.test for g in analysis.site.guard if g.kind in ("if", "elif", "assert", "while")]
+    for subject in analysis.site.inputs:
+        if subject.kind != "attribute" or subject.owner != owner.fact.qualname:
+            continue
+        if not any(_reads(test, subject) for test in tests):
+            continue
+        root = re.match(r"[A-Za-z_]\w*", subject.default or "")
+        name = root.group(0) if root else ""
+        if name in owner.fact.init_names and not private_name(name) and name not in params:
+            params.append(name)
+    if not params:
+        return []
+    them = "it" if len(params) == 1 else "them"
+    return [
+        Fix(
+            text=(
+                f"Check the {_listing(params)} you pass to `{owner.fact.qualname}`: the values"
+                f" this check compares come from {them}"
+            ),
+            kind="input",
+        )
+    ]
+
+
+def _hole_reads(analysis: Analysis) -> list[str]:
+    """The inputs the message's holes read."""
+    message = analysis.site.message
+    if message is None:
+        return []
+    holes = [p.expr for p in message.parts if isinstance(p, Hole)]
+    return [i.expr for i in analysis.site.inputs if any(_reads(h, i) for h in holes)]
 
 
 def doc_quote(subject: Input, bound: str | None) -> str | None:
@@ -126,66 +792,17 @@ def doc_quote(subject: Input, bound: str | None) -> str | None:
     return None
 
 
-def instructions(analysis: Analysis) -> list[str]:
-    """Sentences of the message that tell the reader what to do."""
-    message = analysis.site.message
-    if message is None:
-        return []
-    text = display(message)
-    out: list[str] = []
-    for sentence in _SENTENCE.split(text):
-        sentence = sentence.strip(" -–—:;,")
-        if len(sentence) < 8:
-            continue
-        for clause in re.split(r"(?<=;)\s+|\s+[-–—]\s+", sentence):
-            clause = clause.strip(" ;:")
-            if _INSTRUCTION.match(clause) or _ANYWHERE.search(clause):
-                if len(clause.split()) >= 3:
-                    out.append(clause[0].upper() + clause[1:])
-                break
-    return out
+def instructions(analysis: Analysis, context: Context) -> list[str]:
+    """The message's own advice, as text."""
+    return [f.text for f in advice(analysis, context)]
 
 
-def _other(analysis: Analysis) -> list[Solution]:
-    site = analysis.site
-    exc = site.exception.name.rsplit(".", 1)[-1]
-    function = site.location.function
-    out: list[Solution] = []
-    for clause in analysis.trigger + analysis.reached_if:
-        if (
-            clause.call
-            and clause.call.startswith(("has_", "is_"))
-            and "available" in (clause.call + clause.text)
-        ):
-            out.append(
-                Solution(text=f"Install what `{clause.call}()` looks for", kind="dependency")
-            )
-    for test in (g.test for g in site.guard):
-        found = re.search(r"find_spec\(\s*['\"]([\w.]+)['\"]", test)
-        if found:
-            out.append(Solution(text=f"Install `{found.group(1)}`", kind="dependency"))
-    importing = exc in _EXC_IMPORT or any("ImportError" in h for h in analysis.handled)
-    if importing and not out and not instructions(analysis):
-        out.append(
-            Solution(
-                text="Install the optional dependency this feature imports",
-                kind="dependency",
-            )
-        )
-    if (
-        exc == "NotImplementedError" or site.exception.qualname.endswith("NotImplementedError")
-    ) and not analysis.trigger:
-        name = function.rsplit(".", 1)[-1]
-        owner = analysis.owner.fact.qualname if analysis.owner else None
-        if owner and function == f"{owner}.{name}":
-            out.append(
-                Solution(
-                    text=f"Use a subclass of `{owner}` that implements `{name}`, "
-                    "or a feature that does not call it",
-                    kind="implement",
-                )
-            )
-    return out
-
-
-__all__ = ["Solution", "doc_quote", "instructions", "solutions"]
+__all__ = [
+    "Context",
+    "Handoff",
+    "advice",
+    "doc_quote",
+    "instructions",
+    "public_sources",
+    "solutions",
+]

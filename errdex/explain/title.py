@@ -32,18 +32,28 @@ def hole_name(expr: str) -> str:
 
 
 def _call_name(node: ast.Call) -> ast.expr | str:
-    """`len(xs)` (and type, repr, str of a name) keeps the call; else the function's name."""
-    if isinstance(node.func, ast.Name) and node.func.id in ("type", "len", "repr", "str"):
-        inner = node.args[0] if node.args else None
-        if inner is not None and isinstance(inner, ast.Name | ast.Attribute):
+    """`len(xs)` and `type(x)` keep the call; a call that formats one value
+    (`format_gib(needed)`, `str(x)`, `x.lower()`) names that value; else the function."""
+    inner = node.args[0] if len(node.args) == 1 and not node.keywords else None
+    named = inner is not None and isinstance(inner, ast.Name | ast.Attribute)
+    if isinstance(node.func, ast.Name) and node.func.id in ("type", "len"):
+        if inner is not None and named:
             return f"{node.func.id}({hole_name(ast.unparse(inner))})"
+    elif inner is not None and named:
+        return inner
+    if not node.args and isinstance(node.func, ast.Attribute) and _FORMATTING.match(node.func.attr):
+        return node.func.value  # `name.lower()`, `path.strip()`: the value itself
     return node.func
 
+
+_OF_VALUE = frozenset({"__name__", "__qualname__", "__class__"})
+_FORMATTING = re.compile(r"^(lower|upper|strip|lstrip|rstrip|title|casefold|capitalize)$")
 
 # One step towards a hole's name, by node type name: the name itself, or the part of
 # the expression to look at next.
 _NAME_STEP: dict[str, Callable[[Any], ast.expr | str]] = {
-    "Attribute": lambda node: node.attr,
+    # `type(x).__name__` names `type(x)`, `x.__class__` names `x`: a dunder says what of it
+    "Attribute": lambda node: node.value if node.attr in _OF_VALUE else node.attr,
     "Name": lambda node: node.id,
     "Subscript": lambda node: node.value,
     "Call": _call_name,

@@ -17,6 +17,8 @@ class MemberFact:
     default: str | None
     doc: str | None
     line: int
+    # other dotted values __init__ assigns it (`ctx.ignore_unknown_options`, under an `if`)
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,6 +30,7 @@ class ClassFact:
     init_params: tuple[str, ...]  # positional parameters of __init__, without self
     message_param: str | None  # the __init__ parameter that carries the message
     doc: str | None = None  # first paragraph of the class docstring
+    init_names: tuple[str, ...] = ()  # every parameter of __init__ by name, keyword-only too
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,6 +54,16 @@ class ArgFact:
 
 
 @dataclass(frozen=True, kw_only=True)
+class OpenChain:
+    """A dotted read (`vllm_config.parallel_config.x`, `self.model_config.x`) whose root's
+    class is only known once files are linked: its annotation, then each attribute."""
+
+    expr: str  # as the code reads it (through a local alias: `model_config.x`)
+    root_type: str | None  # the root's annotation as written here; None for `self`
+    attrs: tuple[str, ...]  # the attribute names after the root, in order
+
+
+@dataclass(frozen=True, kw_only=True)
 class RawSite:
     """An error site as seen inside one file, before names are resolved across files."""
 
@@ -67,6 +80,7 @@ class RawSite:
     cause: str | None = None
     variant: str | None = None
     unreachable: str | None = None  # why the site can never fire (errdex.extract.reach)
+    open_chains: tuple[OpenChain, ...] = ()  # dotted reads left for linking
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,6 +96,10 @@ class CallFact:
     function: str  # the caller's qualified name
     owner_class: str | None
     alone: bool  # the call is the whole statement, its result unused
+    # what each argument is, when it is a name or attribute (else None): positional ones
+    # in order, then (keyword, source) pairs; what a caller hands on to its callee
+    args: tuple[str | None, ...] = ()
+    keywords: tuple[tuple[str, str | None], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,6 +108,7 @@ class FunctionFact:
     line: int
     end_line: int
     owner_class: str | None
+    params: tuple[str, ...] = ()  # every parameter by name, positional ones first, in order
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,6 +120,36 @@ class CallSite:
     snippet: Snippet
     guard: tuple[Guard, ...]
     args: tuple[ArgFact, ...]
+    inputs: tuple[Input, ...] = ()  # what the guards read, resolved within the file
+    open_attrs: tuple[tuple[str, str], ...] = ()
+    open_chains: tuple[OpenChain, ...] = ()
+    owner_class: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class KnobFact:
+    """A control the file declares or reads (see extract/knobs.py); linked to inputs by
+    explain, across files.
+
+    kind "flag": `add_argument(...)`, `names` its option strings, `dest` the attribute it
+        sets, `spread` (class as written, key) for `**get_kwargs(Cls)["key"]`;
+    kind "option": a click/typer option or argument, `dest` the parameter of `function`;
+    kind "env": an environment variable read, `names` (the variable,), `dest` where its
+        value goes: a module-level name or dict key, "self.attr", or a local of `function`;
+    kind "settings": a pydantic settings class `dest` whose fields read environment
+        variables named with the prefix `names[0]` ("" when none).
+    """
+
+    kind: str
+    names: tuple[str, ...]
+    dest: str | None
+    function: str  # enclosing qualified name, "<module>" at module level
+    owner_class: str | None
+    line: int
+    spread: tuple[str, str] | None = None
+    default: str | None = None
+    doc: str | None = None
+    action: str | None = None  # argparse `action=` as written ("store_true")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,3 +165,9 @@ class FileFacts:
     functions: tuple[FunctionFact, ...]
     call_sites: tuple[CallSite, ...]  # only when asked for, see parse_file(want_calls=...)
     lines: int
+    knobs: tuple[KnobFact, ...] = ()
+    # every name the file calls (`f(`, `x.f(`), read from the text: an over-estimate that
+    # tells a function nobody in the package calls from one called in ways the call
+    # graph does not follow (inside a comprehension, an argument, a lambda)
+    called: frozenset[str] = frozenset()
+    stars: tuple[str, ...] = ()  # modules the file imports everything from (`from .x import *`)

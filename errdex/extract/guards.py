@@ -18,7 +18,18 @@ _NOT_INPUTS = frozenset(dir(builtins)) | {"self", "cls"}
 class GuardInfo:
     """A guard whose source text and names are worked out only if a site needs them."""
 
-    __slots__ = ("_guard", "_names", "kind", "line", "negated", "node", "reach", "render", "shape")
+    __slots__ = (
+        "_guard",
+        "_names",
+        "kind",
+        "line",
+        "negated",
+        "node",
+        "raiser",
+        "reach",
+        "render",
+        "shape",
+    )
 
     def __init__(
         self,
@@ -28,6 +39,7 @@ class GuardInfo:
         line: int,
         shape: str = "test",
         render: Render = unparse,
+        raiser: ast.AST | None = None,
     ):
         self.render = render
         self.kind = kind
@@ -35,6 +47,7 @@ class GuardInfo:
         self.negated = negated
         self.line = line
         self.shape = shape
+        self.raiser = raiser  # for `except`: the expression of the `try` that can raise
         self._guard: Guard | None = None
         self._names: tuple[NameRef, ...] | None = None
         self.reach: object = None  # what errdex.extract.reach made of the test, once
@@ -43,7 +56,16 @@ class GuardInfo:
     def guard(self) -> Guard:
         if self._guard is None:
             text = _GUARD_TEXT[self.shape](self.node, self.render)
-            self._guard = Guard(kind=self.kind, test=text, negated=self.negated, line=self.line)
+            raised_by = None if self.raiser is None else self.render(self.raiser)
+            if raised_by is not None and len(raised_by) > MAX_RAISER:
+                raised_by = None
+            self._guard = Guard(
+                kind=self.kind,
+                test=text,
+                negated=self.negated,
+                line=self.line,
+                raised_by=raised_by,
+            )
         return self._guard
 
     @property
@@ -52,8 +74,32 @@ class GuardInfo:
             node = self.node
             if self.shape == "for":
                 node = node.iter  # type: ignore[attr-defined]
-            self._names = names_read(node) if self.shape in ("test", "for") else ()
+            if self.shape in ("test", "for"):
+                self._names = names_read(node)
+            elif self.raiser is not None:
+                self._names = names_read(self.raiser)
+            else:
+                self._names = ()
         return self._names
+
+
+MAX_RAISER = 200  # a longer `try` expression is left out of the guard
+
+
+def raiser_of(body: list[ast.stmt]) -> ast.AST | None:
+    """The expression of a one-statement `try` block (`x = f(a)`, `return g(b)`, `h(c)`),
+    or the import statement it is: what raised the exception its handlers catch. None for
+    longer blocks."""
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return stmt
+    value = getattr(stmt, "value", None) if type(stmt).__name__ in _VALUED else None
+    return value if isinstance(value, ast.expr) else None
+
+
+_VALUED = frozenset({"Assign", "AnnAssign", "AugAssign", "Expr", "Return"})
 
 
 def _handled(node: ast.Try | ast.TryStar, render: Render) -> str:
@@ -89,18 +135,77 @@ _GUARD_TEXT: dict[str, Callable[[Any, Render], str]] = {
 
 
 def names_read(node: ast.AST) -> tuple[NameRef, ...]:
-    """`self.attr` and plain names that an expression reads, in source order."""
+    """What an expression reads, in source order: `self.attr` ("self"), plain names
+    ("name"), dotted reads of two or more parts (`config.x.y`, `self.a.b`: "chain", named
+    by their root) and environment variables read in place (`os.getenv("X")`: "env")."""
     found: list[tuple[int, int, NameRef]] = []
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Attribute):
-            owner = sub.value
-            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
-                ref = ("self", sub.attr, f"{owner.id}.{sub.attr}")
-                found.append((sub.lineno, sub.col_offset, ref))
-        elif isinstance(sub, ast.Name) and sub.id not in _NOT_INPUTS:
-            found.append((sub.lineno, sub.col_offset, ("name", sub.id, sub.id)))
-    found.sort()  # ast.walk goes breadth first; inputs are listed in reading order
+    todo: list[ast.AST] = [node]
+    while todo:
+        sub = todo.pop()
+        kind = type(sub)
+        if kind is ast.Attribute:
+            chain = _chain(sub)  # type: ignore[arg-type]
+            if chain is not None:
+                at = (sub.lineno, sub.col_offset)  # type: ignore[attr-defined]
+                if chain[0] in ("self", "cls"):
+                    found.append((*at, ("self", chain[1], f"{chain[0]}.{chain[1]}")))
+                    if len(chain) > 2:
+                        found.append((*at, ("chain", chain[0], ".".join(chain))))
+                else:
+                    found.append((*at, ("chain", chain[0], ".".join(chain))))
+                    if chain[0] not in _NOT_INPUTS:
+                        found.append((*at, ("name", chain[0], chain[0])))
+                continue
+        elif kind is ast.Name:
+            if sub.id not in _NOT_INPUTS:  # type: ignore[attr-defined]
+                ref = ("name", sub.id, sub.id)  # type: ignore[attr-defined]
+                found.append((sub.lineno, sub.col_offset, ref))  # type: ignore[attr-defined]
+            continue
+        elif kind is ast.Call or kind is ast.Subscript:
+            variable = env_read(sub)  # type: ignore[arg-type]
+            if variable is not None:
+                ref = ("env", variable, ast.unparse(sub))
+                found.append((sub.lineno, sub.col_offset, ref))  # type: ignore[attr-defined]
+                continue
+        todo.extend(ast.iter_child_nodes(sub))
+    found.sort(key=lambda item: (item[0], item[1]))  # in reading order, stable
     return tuple(ref for _, _, ref in found)
+
+
+def _chain(node: ast.Attribute) -> list[str] | None:
+    """["a", "b", "c"] for `a.b.c` (names and attributes only), else None."""
+    parts: list[str] = []
+    current: ast.expr = node
+    while isinstance(current, ast.Attribute):
+        parts.append(current.attr)
+        current = current.value
+    if not isinstance(current, ast.Name):
+        return None
+    parts.append(current.id)
+    return parts[::-1]
+
+
+_GETENV = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get", "os.getenvb"})
+_ENVIRON = frozenset({"os.environ", "environ"})
+
+
+def env_read(node: ast.expr) -> str | None:
+    """The variable of `os.getenv("X")`, `os.environ.get("X", d)` or `os.environ["X"]`."""
+    if isinstance(node, ast.Call):
+        func = _chain(node.func) if isinstance(node.func, ast.Attribute) else None
+        name = ".".join(func) if func else getattr(node.func, "id", None)
+        if name in _GETENV and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                return first.value
+        return None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute | ast.Name):
+        value = node.value
+        base = _chain(value) if isinstance(value, ast.Attribute) else [value.id]
+        key = node.slice
+        if base and ".".join(base) in _ENVIRON and isinstance(key, ast.Constant):
+            return key.value if isinstance(key.value, str) else None
+    return None
 
 
 _OWN_SCOPE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

@@ -3,12 +3,18 @@
 # calls to raise helpers, and stable ids.
 from __future__ import annotations
 
-import builtins
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
-from errdex.extract.facts import ArgFact, CallFact, ClassFact, FileFacts, HelperFact, RawSite
+from errdex.extract.facts import (
+    ArgFact,
+    CallFact,
+    FileFacts,
+    HelperFact,
+    MemberFact,
+    RawSite,
+)
+from errdex.extract.names import ClassRef, Names
 from errdex.extract.templates import merge
 from errdex.identity import site_id
 from errdex.model import (
@@ -22,87 +28,16 @@ from errdex.model import (
     Text,
 )
 
-_BUILTINS = frozenset(dir(builtins))
-_MAX_HOPS = 8
-
 # Parses a file again, working out the calls at the given lines in full.
 Revisit = Callable[[str, str, frozenset[int]], FileFacts | None]
 
 
-@dataclass(frozen=True, slots=True)
-class _ClassRef:
-    qualname: str  # module-qualified
-    fact: ClassFact
-    file: FileFacts
-
-
-class Linker:
+class Linker(Names):
     def __init__(self, package: str, files: list[FileFacts], revisit: Revisit):
+        super().__init__(files)
         self.package = package
-        self.files = files
         self.revisit = revisit
-        self.modules = {f.module: f for f in files}
-        self.imports = {f.module: dict(f.imports) for f in files}
-        self.classes: dict[str, _ClassRef] = {}
-        self.helpers: dict[str, tuple[HelperFact, FileFacts]] = {}
-        self.toplevel: dict[str, set[str]] = {}
-        for facts in files:
-            names = self.toplevel.setdefault(facts.module, set())
-            for cls in facts.classes:
-                self.classes[f"{facts.module}.{cls.qualname}"] = _ClassRef(
-                    f"{facts.module}.{cls.qualname}", cls, facts
-                )
-                names.add(cls.qualname.split(".")[0])
-            for helper in facts.helpers:
-                self.helpers[f"{facts.module}.{helper.qualname}"] = (helper, facts)
-                names.add(helper.qualname.split(".")[0])
-        self._ancestors: dict[str, tuple[str, ...]] = {}
         self.helper_names = {qualname.rpartition(".")[2] for qualname in self.helpers}
-
-    # -- names ----------------------------------------------------------------------
-
-    def resolve(self, name: str, facts: FileFacts) -> str:
-        """The qualified name `name` refers to inside `facts`' module."""
-        head, _, rest = name.partition(".")
-        imports = self.imports.get(facts.module, {})
-        if head in imports:
-            qualified = imports[head] + ("." + rest if rest else "")
-        elif head in self.toplevel.get(facts.module, ()):
-            qualified = f"{facts.module}.{name}"
-        elif head in _BUILTINS:
-            return f"builtins.{name}"
-        else:
-            return name
-        return self._follow_reexports(qualified)
-
-    def _follow_reexports(self, qualified: str) -> str:
-        for _ in range(_MAX_HOPS):
-            if qualified in self.classes or qualified in self.helpers:
-                return qualified
-            module, _, name = qualified.rpartition(".")
-            facts = self.modules.get(module)
-            if facts is None:
-                return qualified
-            target = self.imports[module].get(name.split(".")[0])
-            if target is None:
-                return qualified
-            qualified = target
-        return qualified
-
-    def ancestors(self, qualname: str) -> tuple[str, ...]:
-        """Qualified names of the bases of a codebase class, nearest first, then theirs."""
-        if qualname in self._ancestors:
-            return self._ancestors[qualname]
-        self._ancestors[qualname] = ()  # guards against cycles
-        ref = self.classes.get(qualname)
-        out: list[str] = []
-        if ref is not None:
-            direct = [self.resolve(base, ref.file) for base in ref.fact.bases]
-            out.extend(direct)
-            for base in direct:
-                out.extend(a for a in self.ancestors(base) if a not in out)
-        self._ancestors[qualname] = tuple(dict.fromkeys(out))
-        return self._ancestors[qualname]
 
     # -- sites ------------------------------------------------------------------------
 
@@ -126,6 +61,9 @@ class Linker:
         ordinal = ordinals[key]
         ordinals[key] += 1
         inputs = raw.inputs + self._open_inputs(raw, facts)
+        if raw.open_chains:
+            known = {i.expr for i in inputs}
+            inputs += tuple(i for i in self._chain_inputs(raw, facts) if i.expr not in known)
         return ErrorSite(
             id=site_id(
                 package=self.package,
@@ -193,6 +131,47 @@ class Linker:
                     break
         return tuple(found)
 
+    def _chain_inputs(self, raw: RawSite, facts: FileFacts) -> Iterator[Input]:
+        """Dotted reads resolved through annotations: `config.parallel.size` as the field
+        `size` of the class `config`'s annotation names for `parallel`, and so on."""
+        for chain in raw.open_chains:
+            if chain.root_type is None:
+                if raw.owner_class is None:
+                    continue
+                cls: str | None = f"{facts.module}.{raw.owner_class}"
+                least = 2  # `self.a` alone is an attribute input already
+            else:
+                cls = self.type_class(chain.root_type, facts)
+                least = 1
+            found: tuple[ClassRef, MemberFact] | None = None
+            resolved = 0
+            for attr in chain.attrs:
+                step = None if cls is None else self.member(cls, attr)
+                if step is None:
+                    break
+                found = step
+                resolved += 1
+                ref, member = step
+                cls = None if member.type is None else self.type_class(member.type, ref.file)
+            if found is None or resolved < least:
+                continue
+            written = chain.expr.split(".")
+            through_alias = len(chain.attrs) - (len(written) - 1)
+            keep = resolved - through_alias
+            if keep < 1:
+                continue
+            ref, member = found
+            yield Input(
+                name=member.name,
+                expr=".".join(written[: 1 + keep]),
+                kind=member.kind,  # type: ignore[arg-type]
+                owner=ref.fact.qualname,
+                type=member.type,
+                default=member.default,
+                doc=member.doc,
+                location=SourcePos(file=ref.file.path, line=member.line),
+            )
+
     # -- raise helpers ------------------------------------------------------------------
 
     def _helper_for(self, call: CallFact, facts: FileFacts) -> HelperFact | None:
@@ -233,9 +212,10 @@ class Linker:
                 location=call.location,
                 snippet=call.snippet,
                 guard=call.guard,
-                inputs=(),
-                open_attrs=(),
-                owner_class=None,
+                inputs=call.inputs,
+                open_attrs=call.open_attrs,
+                owner_class=call.owner_class,
+                open_chains=call.open_chains,
             )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -181,7 +182,15 @@ _ASSIGNMENTS: dict[str, Callable[[Any], Assigned | None]] = {
 
 
 def _instance_attributes(init: ast.FunctionDef, render: Render) -> dict[str, MemberFact]:
+    """`self.x = value` of an __init__; an attribute set from a parameter without a type
+    of its own takes the parameter's annotation. Dotted values assigned later, or under
+    an `if` or `try`, are kept as `also`."""
     found: dict[str, MemberFact] = {}
+    annotated = {
+        a.arg: a.annotation
+        for a in [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs]
+        if a.annotation is not None
+    }
     body = init.body
     for index, stmt in enumerate(body):
         assigned = _assigned(stmt)
@@ -194,6 +203,8 @@ def _instance_attributes(init: ast.FunctionDef, render: Render) -> dict[str, Mem
             and target.value.id == "self"
             and target.attr not in found
         ):
+            if annotation is None and isinstance(value, ast.Name):
+                annotation = annotated.get(value.id)
             found[target.attr] = MemberFact(
                 name=target.attr,
                 kind="attribute",
@@ -202,11 +213,46 @@ def _instance_attributes(init: ast.FunctionDef, render: Render) -> dict[str, Mem
                 doc=string_after(body, index),
                 line=stmt.lineno,
             )
+    also: dict[str, list[str]] = {}
+    for stmt in _nested_statements(body):
+        assigned = _assigned(stmt)
+        if assigned is None:
+            continue
+        target, _, value = assigned
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and isinstance(value, ast.Attribute)
+            and target.attr in found
+        ):
+            text = render(value)
+            if text != found[target.attr].default and text not in also.setdefault(target.attr, []):
+                also[target.attr].append(text)
+    for name, values in also.items():
+        found[name] = dataclasses.replace(found[name], also=tuple(values[:4]))
     return found
 
 
-def init_signature(node: ast.ClassDef) -> tuple[tuple[str, ...], str | None]:
-    """Positional parameters of the class's own __init__ and the one carrying the message."""
+def _nested_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Every statement of a function body, inside `if`, `try`, `with` and loops too."""
+    out: list[ast.stmt] = []
+    todo = list(body)
+    while todo:
+        stmt = todo.pop(0)
+        out.append(stmt)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            todo.extend(getattr(stmt, name, ()))
+        for handler in getattr(stmt, "handlers", ()):
+            todo.extend(handler.body)
+    return out
+
+
+def init_signature(node: ast.ClassDef) -> tuple[tuple[str, ...], str | None, tuple[str, ...]]:
+    """Positional parameters of the class's own __init__, the one carrying the message,
+    and every parameter by name (keyword-only ones too)."""
     for stmt in node.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
             args = stmt.args
@@ -214,9 +260,9 @@ def init_signature(node: ast.ClassDef) -> tuple[tuple[str, ...], str | None]:
             names = params + tuple(a.arg for a in args.kwonlyargs)
             for candidate in MESSAGE_PARAMS:
                 if candidate in names:
-                    return params, candidate
-            return params, _passed_to_super(stmt, names)
-    return (), None
+                    return params, candidate, names
+            return params, _passed_to_super(stmt, names), names
+    return (), None, ()
 
 
 def _passed_to_super(init: ast.FunctionDef, names: tuple[str, ...]) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,10 +20,19 @@ from errdex.extract.facts import (
     FunctionFact,
     HelperFact,
     MemberFact,
+    OpenChain,
     RawSite,
 )
 from errdex.extract.files import is_package_init
-from errdex.extract.guards import GuardInfo, NameRef, exits, loop_leaves, names_read
+from errdex.extract.guards import (
+    GuardInfo,
+    NameRef,
+    exits,
+    loop_leaves,
+    names_read,
+    raiser_of,
+)
+from errdex.extract.knobs import knob_facts
 from errdex.extract.members import (
     MESSAGE_PARAMS,
     class_members,
@@ -102,6 +112,10 @@ class Scope:
     parent: Scope | None = None
     handlers: list[tuple[str | None, str]] = field(default_factory=list)  # (as-name, types)
     param_docs: dict[str, str] | None = None
+    # what each local name was last assigned, as far as the walk has gone, and whether
+    # it is a loop's target (an item of the expression) rather than the value itself
+    assigned: dict[str, tuple[ast.expr, bool]] = field(default_factory=dict)
+    earlier: dict[str, list[tuple[ast.expr, bool]]] = field(default_factory=dict)  # overwritten
 
 
 @dataclass(slots=True)
@@ -153,7 +167,9 @@ class FileVisitor:
         self.module = module
         # the package relative imports start from: a package's __init__ is the package
         self.package = module if is_package_init(path) else module.rpartition(".")[0]
+        self.top = module.split(".", 1)[0]
         self.strict = strict
+        self.source = source
         self.lines = source.split("\n")
         self.render = source_renderer(self.lines)
         self.sites: list[RawSite] = []
@@ -162,6 +178,7 @@ class FileVisitor:
         self.classes: list[ClassFact] = []
         self.helpers: list[HelperFact] = []
         self.imports: dict[str, str] = {}
+        self.stars: list[str] = []
         self.constants: dict[str, MemberFact] = {}
         self.members: dict[str, dict[str, MemberFact]] = {}
         # the statements walked so far in this scope, for reach.py
@@ -186,6 +203,9 @@ class FileVisitor:
             functions=tuple(self.functions),
             call_sites=tuple(self.call_sites),
             lines=len(self.lines),
+            knobs=knob_facts(tree, self.source, self.lines, self.render),
+            called=frozenset(_CALLED.findall(self.source)),
+            stars=tuple(self.stars),
         )
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
@@ -212,6 +232,8 @@ class FileVisitor:
         for alias in stmt.names:
             if alias.name != "*":
                 self.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
+            elif base not in self.stars:
+                self.stars.append(base)
 
     def imports_If(self, stmt: ast.If) -> None:
         self._collect_imports(stmt.body)
@@ -224,9 +246,15 @@ class FileVisitor:
         self._collect_imports(stmt.orelse)
 
     def guard_info(
-        self, kind: GuardKind, node: ast.AST, negated: bool, line: int, shape: str = "test"
+        self,
+        kind: GuardKind,
+        node: ast.AST,
+        negated: bool,
+        line: int,
+        shape: str = "test",
+        raiser: ast.AST | None = None,
     ) -> GuardInfo:
-        return GuardInfo(kind, node, negated, line, shape, render=self.render)
+        return GuardInfo(kind, node, negated, line, shape, render=self.render, raiser=raiser)
 
     # -- statement walk -------------------------------------------------------------
 
@@ -291,6 +319,7 @@ class FileVisitor:
                 line=node.lineno,
                 end_line=node.end_lineno or node.lineno,
                 owner_class=inner.owner_class,
+                params=tuple(a.arg for a in [*positional, *args.kwonlyargs]),
             )
         )
         outer_writes, self.writes = self.writes, []
@@ -304,7 +333,7 @@ class FileVisitor:
         qualname = node.name if scope.qualname == "<module>" else f"{scope.qualname}.{node.name}"
         members = class_members(node, self.render)
         self.members[qualname] = {m.name: m for m in members}
-        init_params, message_param = init_signature(node)
+        init_params, message_param, init_names = init_signature(node)
         self.classes.append(
             ClassFact(
                 qualname=qualname,
@@ -314,6 +343,7 @@ class FileVisitor:
                 init_params=init_params,
                 message_param=message_param,
                 doc=_first_paragraph(ast.get_docstring(node, clean=False)),
+                init_names=init_names,
             )
         )
         inner = Scope(qualname=qualname, owner_class=qualname, parent=scope)
@@ -323,6 +353,7 @@ class FileVisitor:
 
     def visit_If(self, node: ast.If, block: _Block, scope: Scope, kind: GuardKind = "if") -> None:
         test = node.test
+        _note_walrus(scope, test)
         body = self._guarded(block, self.guard_info(kind, test, False, node.lineno))
         written = len(self.writes)
         body_exits = self.walk(node.body, body, scope)
@@ -352,6 +383,7 @@ class FileVisitor:
             block.env = _union(body.env, orelse.env)
 
     def visit_For(self, node: ast.For | ast.AsyncFor, block: _Block, scope: Scope) -> None:
+        _note_assigned(scope, node.target, node.iter, loop=True)
         inner = self._guarded(block, self.guard_info("for", node, False, node.lineno, "for"))
         self.walk(node.body, inner, scope)
         leaves = loop_leaves(node.body)
@@ -368,6 +400,7 @@ class FileVisitor:
     visit_AsyncFor = visit_For
 
     def visit_While(self, node: ast.While, block: _Block, scope: Scope) -> None:
+        _note_walrus(scope, node.test)
         inner = self._guarded(block, self.guard_info("while", node.test, False, node.lineno))
         self.walk(node.body, inner, scope)
         leaves = loop_leaves(node.body)
@@ -381,6 +414,9 @@ class FileVisitor:
             block.guards = (*block.guards, exhausted)
 
     def visit_With(self, node: ast.With | ast.AsyncWith, block: _Block, scope: Scope) -> None:
+        for item in node.items:
+            if item.optional_vars is not None:
+                _note_assigned(scope, item.optional_vars, item.context_expr, loop=False)
         inner = self._guarded(block, self.guard_info("with", node, False, node.lineno, "with"))
         self.walk(node.body, inner, scope)
         block.env = inner.env
@@ -391,10 +427,12 @@ class FileVisitor:
         body = self._guarded(block, self.guard_info("try", node, False, node.lineno, "try"))
         body_exits = self.walk(node.body, body, scope)
         envs = [] if body_exits else [body.env]
+        raiser = raiser_of(node.body)
         for handler in node.handlers:
             types = "BaseException" if handler.type is None else self.render(handler.type)
             inner = self._guarded(
-                block, self.guard_info("except", handler, False, handler.lineno, "except")
+                block,
+                self.guard_info("except", handler, False, handler.lineno, "except", raiser),
             )
             scope.handlers.append((handler.name, types))
             try:
@@ -434,6 +472,8 @@ class FileVisitor:
         """Record a call that heads a statement; `alone` when its result is unused or returned,
         so that a call to a raise helper there is an error site."""
         call = value.value if isinstance(value, ast.Await) else value
+        if isinstance(call, ast.Yield | ast.YieldFrom):  # `yield Item(x)`: a call all the same
+            call, alone = call.value, False
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name | ast.Attribute)):
             return
         callee = dotted(call.func)
@@ -444,10 +484,13 @@ class FileVisitor:
                 function=scope.qualname,
                 owner_class=self._owner(scope),
                 alone=alone,
+                args=tuple(_simple(a) for a in call.args),
+                keywords=tuple((k.arg, _simple(k.value)) for k in call.keywords if k.arg),
             )
         )
         if alone and node.lineno in self.want_calls:
             end_line = node.end_lineno or node.lineno
+            resolved = self._resolve_inputs([r for g in block.guards for r in g.names], scope)
             self.call_sites.append(
                 CallSite(
                     callee=callee,
@@ -459,12 +502,19 @@ class FileVisitor:
                     args=_arguments(
                         TemplateBuilder(block.env, render=self.render), call.args, call.keywords
                     ),
+                    inputs=tuple(resolved.inputs.values()),
+                    open_attrs=resolved.open_attrs(),
+                    open_chains=tuple(resolved.chains.values()),
+                    owner_class=self._owner(scope),
                 )
             )
 
     def visit_Assign(self, node: ast.Assign | ast.AnnAssign, block: _Block, scope: Scope) -> None:
         self._note_call(node.value, node, block, scope, alone=False)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if node.value is not None:
+            for target in targets:
+                _note_assigned(scope, target, node.value, loop=False)
         for target in targets:
             if isinstance(target, ast.Name):
                 value = node.value
@@ -569,7 +619,7 @@ class FileVisitor:
         arg_facts = _arguments(builder, args, keywords)
         guards = (*block.guards, *extra)
         refs = [ref for g in guards for ref in g.names] + hole_names
-        inputs, open_attrs = self._resolve_inputs(refs, scope)
+        resolved = self._resolve_inputs(refs, scope)
         line = node.lineno
         end_line = node.end_lineno or line
         location = Location(file=self.path, line=line, end_line=end_line, function=scope.qualname)
@@ -589,12 +639,13 @@ class FileVisitor:
                     location=location,
                     snippet=snippet,
                     guard=tuple(g.guard for g in guards),
-                    inputs=inputs,
-                    open_attrs=open_attrs,
+                    inputs=tuple(resolved.inputs.values()),
+                    open_attrs=resolved.open_attrs(),
                     owner_class=self._owner(scope),
                     cause=cause,
                     variant=note,
                     unreachable=dead,
+                    open_chains=tuple(resolved.chains.values()),
                 )
             )
 
@@ -610,47 +661,159 @@ class FileVisitor:
             scope = scope.parent
         return None
 
-    def _resolve_inputs(
-        self, refs: list[NameRef], scope: Scope
-    ) -> tuple[tuple[Input, ...], tuple[tuple[str, str], ...]]:
-        inputs: dict[str, Input] = {}
-        open_attrs: dict[str, str] = {}
+    def _resolve_inputs(self, refs: list[NameRef], scope: Scope) -> Resolved:
+        """The inputs `refs` name, resolved within this file: parameters, members of the
+        own class, constants, the file's locals (each with what it is computed from),
+        environment variables read in place; what needs other files is left open."""
+        found = Resolved()
+        for ref in refs:
+            self._resolve(ref, scope, found, depth=0)
+        return found
+
+    def _resolve(self, ref: NameRef, scope: Scope, found: Resolved, depth: int) -> str | None:
+        """Add the input `ref` names to `found`; return its expression when it is one."""
+        ref_kind, name, expr = ref
+        if expr in found.inputs:
+            return expr
+        if expr in found.attrs or expr in found.chains:
+            return expr
+        rule = _REF_RULES.get(ref_kind)
+        return None if rule is None else rule(self, name, expr, scope, found, depth)
+
+    def _resolve_self(
+        self, name: str, expr: str, scope: Scope, found: Resolved, depth: int
+    ) -> str | None:
         owner = self._owner(scope)
-        for ref_kind, name, expr in refs:
-            if expr in inputs or expr in open_attrs:
-                continue
-            if ref_kind == "self":
-                member = self.members.get(owner or "", {}).get(name)
-                if member is None:
-                    open_attrs[expr] = name
-                else:
-                    inputs[expr] = Input(
-                        name=name,
-                        expr=expr,
-                        kind=member.kind,  # type: ignore[arg-type]
-                        owner=owner,
-                        type=member.type,
-                        default=member.default,
-                        doc=member.doc,
-                        location=SourcePos(file=self.path, line=member.line),
-                    )
-                continue
-            found = self._parameter(name, scope)
-            if found is not None:
-                inputs[expr] = found
-            elif name in self.constants:
-                const = self.constants[name]
-                inputs[expr] = Input(
-                    name=name,
-                    expr=expr,
-                    kind="constant",
-                    owner=self.module,
-                    type=const.type,
-                    default=const.default,
-                    doc=const.doc,
-                    location=SourcePos(file=self.path, line=const.line),
-                )
-        return tuple(inputs.values()), tuple((attr, expr) for expr, attr in open_attrs.items())
+        member = self.members.get(owner or "", {}).get(name)
+        if member is None:
+            found.attrs[expr] = name
+            return expr
+        found.inputs[expr] = Input(
+            name=name,
+            expr=expr,
+            kind=member.kind,  # type: ignore[arg-type]
+            owner=owner,
+            type=member.type,
+            default=member.default,
+            doc=member.doc,
+            location=SourcePos(file=self.path, line=member.line),
+        )
+        return expr
+
+    def _resolve_name(
+        self, name: str, expr: str, scope: Scope, found: Resolved, depth: int
+    ) -> str | None:
+        parameter = self._parameter(name, scope)
+        if parameter is not None:
+            found.inputs[expr] = parameter
+            return expr
+        assigned = _assigned_in(scope, name)
+        if assigned is not None:
+            return self._local(name, assigned, scope, found, depth)
+        const = self.constants.get(name)
+        if const is None:
+            target = self.imports.get(name)
+            external = target is not None and target.split(".")[0] not in _STDLIB
+            if depth > 0 and external and target is not None and target.split(".")[0] != self.top:
+                # a local computed from another distribution's module: what is installed
+                found.inputs[expr] = Input(name=name, expr=expr, kind="global", owner=target)
+                return expr
+            return None
+        found.inputs[expr] = Input(
+            name=name,
+            expr=expr,
+            kind="constant",
+            owner=self.module,
+            type=const.type,
+            default=const.default,
+            doc=const.doc,
+            location=SourcePos(file=self.path, line=const.line),
+        )
+        return expr
+
+    def _local(
+        self,
+        name: str,
+        assigned: tuple[ast.expr, bool],
+        scope: Scope,
+        found: Resolved,
+        depth: int,
+    ) -> str | None:
+        """A local variable, with the inputs its assigned value reads as its sources."""
+        if depth >= _MAX_LOCAL_DEPTH:
+            return None
+        value, loop = assigned
+        found.inputs[name] = Input(name=name, expr=name, kind="local", owner=scope.qualname)
+        sources: list[str] = []
+        values = [value]
+        if any(ref[2] == name for ref in names_read(value)):  # `x = f(x)`: and before
+            values += [v for v, _ in _earlier_in(scope, name)]
+        for current in values:
+            called = {
+                sub.func.id
+                for sub in ast.walk(current)
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
+            }
+            for ref in names_read(current):
+                if ref[2] == name or (ref[0] == "name" and ref[1] in called):
+                    continue  # the variable itself, or a function it calls
+                source = self._resolve(ref, scope, found, depth + 1)
+                if source is not None and source not in sources:
+                    sources.append(source)
+        text = _short(("an item of " if loop else "") + self.render(value))
+        found.inputs[name] = Input(
+            name=name,
+            expr=name,
+            kind="local",
+            owner=scope.qualname,
+            default=text,
+            sources=tuple(sources),
+        )
+        return name
+
+    def _resolve_chain(
+        self, root: str, expr: str, scope: Scope, found: Resolved, depth: int
+    ) -> str | None:
+        """`a.b.c`: through the annotation of parameter `a` (or a local alias of a dotted
+        read), left open for linking; `envs.X` of a module of this package: a global."""
+        parts = expr.split(".")
+        for _ in range(_MAX_LOCAL_DEPTH):  # follow local aliases: `mc = config.model`
+            assigned = None if parts[0] in ("self", "cls") else _assigned_in(scope, parts[0])
+            if assigned is None or assigned[1]:
+                break
+            alias = _dotted_parts(assigned[0])
+            if alias is None:
+                break
+            parts = alias + parts[1:]
+        head = parts[0]
+        if _namespace(scope, head, self._parameter(head, scope)):
+            read = ".".join(expr.split(".")[:2])  # `args.dest`, whatever follows
+            found.inputs[read] = Input(
+                name=parts[1], expr=read, kind="attribute", owner="argparse.Namespace"
+            )
+            return read
+        if head in ("self", "cls"):
+            found.chains[expr] = OpenChain(expr=expr, root_type=None, attrs=tuple(parts[1:]))
+            return expr
+        parameter = self._parameter(head, scope)
+        if parameter is not None:
+            if parameter.type is not None:
+                chain = OpenChain(expr=expr, root_type=parameter.type, attrs=tuple(parts[1:]))
+                found.chains[expr] = chain
+                return expr
+            return None
+        target = self.imports.get(head)
+        setting = len(parts) == 2 and parts[1].lstrip("_").isupper()
+        if setting and target is not None and target.split(".", 1)[0] == self.top:
+            found.inputs[expr] = Input(name=parts[1], expr=expr, kind="global", owner=target)
+            return expr
+        return None
+
+    def _resolve_env(
+        self, variable: str, expr: str, scope: Scope, found: Resolved, depth: int
+    ) -> str | None:
+        found.inputs[expr] = Input(name=variable, expr=expr, kind="env")
+        return expr
 
     def _parameter(self, name: str, scope: Scope | None) -> Input | None:
         while scope is not None:
@@ -799,3 +962,114 @@ def _message_argument(args: list[ast.expr], keywords: list[ast.keyword]) -> ast.
         if keyword.arg in MESSAGE_PARAMS:
             return keyword.value
     return None
+
+
+# -- inputs: what a site's refs resolve to within one file ------------------------------
+
+_MAX_LOCAL_DEPTH = 3  # locals computed from locals, this many steps back
+
+
+@dataclass(slots=True)
+class Resolved:
+    """Inputs found in one file, by expression, and what is left for linking."""
+
+    inputs: dict[str, Input] = field(default_factory=dict)
+    attrs: dict[str, str] = field(default_factory=dict)  # `self.attr` expr -> attr
+    chains: dict[str, OpenChain] = field(default_factory=dict)
+
+    def open_attrs(self) -> tuple[tuple[str, str], ...]:
+        return tuple((attr, expr) for expr, attr in self.attrs.items())
+
+
+_REF_RULES = {
+    "self": FileVisitor._resolve_self,
+    "name": FileVisitor._resolve_name,
+    "chain": FileVisitor._resolve_chain,
+    "env": FileVisitor._resolve_env,
+}
+
+
+def _assigned_in(scope: Scope, name: str) -> tuple[ast.expr, bool] | None:
+    """What `name` was last assigned in the function being walked or one enclosing it."""
+    current: Scope | None = scope
+    while current is not None and current.node is not None:
+        if name in current.assigned:
+            return current.assigned[name]
+        if name in current.params:
+            return None
+        current = current.parent
+    return None
+
+
+def _earlier_in(scope: Scope, name: str) -> list[tuple[ast.expr, bool]]:
+    """What `name` was assigned before its last assignment, latest first."""
+    current: Scope | None = scope
+    while current is not None and current.node is not None:
+        if name in current.assigned:
+            return current.earlier.get(name, [])
+        current = current.parent
+    return []
+
+
+def _note_assigned(scope: Scope, target: ast.expr, value: ast.expr, *, loop: bool) -> None:
+    """Remember `value` for each name `target` binds (tuples: every name, the whole value)."""
+    if scope.node is None:
+        return  # module and class bodies: their names are constants and members
+    if isinstance(target, ast.Name):
+        old = scope.assigned.get(target.id)
+        if old is not None:
+            scope.earlier.setdefault(target.id, []).insert(0, old)
+            del scope.earlier[target.id][3:]
+        scope.assigned[target.id] = (value, loop)
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            inner = element.value if isinstance(element, ast.Starred) else element
+            _note_assigned(scope, inner, value, loop=loop)
+
+
+def _note_walrus(scope: Scope, test: ast.expr) -> None:
+    """The names a condition binds with `:=`."""
+    if scope.node is None or type(test) is ast.Name or type(test) is ast.Constant:
+        return
+    for sub in ast.walk(test):
+        if isinstance(sub, ast.NamedExpr):
+            scope.assigned[sub.target.id] = (sub.value, False)
+
+
+def _dotted_parts(node: ast.expr) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def _simple(node: ast.expr) -> str | None:
+    """The source of an argument that is a name or attribute chain, else None."""
+    parts = _dotted_parts(node)
+    return None if parts is None else ".".join(parts)
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_STDLIB = frozenset(sys.stdlib_module_names)
+_CALLED = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
+_PARSE_ARGS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
+
+
+def _namespace(scope: Scope, name: str, parameter: Input | None) -> bool:
+    """Whether `name` holds parsed command-line arguments: a parameter annotated
+    `Namespace`, or a local assigned from `parser.parse_args()`."""
+    if parameter is not None:
+        return (parameter.type or "").rsplit(".", 1)[-1] == "Namespace"
+    assigned = _assigned_in(scope, name)
+    if assigned is None or assigned[1] or not isinstance(assigned[0], ast.Call):
+        return False
+    func = assigned[0].func
+    return isinstance(func, ast.Attribute) and func.attr in _PARSE_ARGS

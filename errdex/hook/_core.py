@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 
 from errdex.hook import _dists, _values
+from errdex.markup import plain
 from errdex.match import Matcher
 from errdex.model import IndexedSite, Record
 from errdex.names import canonical
@@ -285,11 +286,12 @@ def _render(hit: _Hit, color: bool) -> str:
     if body is not None:
         lines.append(f"{bold}{_printable(_short(body.title, 200))}{reset}")
         if body.when_it_happens:
-            lines.append(f"When it happens: {_printable(_short(body.when_it_happens, 400))}")
+            when = plain(body.when_it_happens)
+            lines.append(f"When it happens: {_printable(_short(when, 400))}")
         if body.solutions:
             lines.append("Solutions:")
             for number, solution in enumerate(body.solutions[:_SOLUTIONS], start=1):
-                lines.append(f"  {number}. {_printable(_short(solution, 300))}")
+                lines.append(f"  {number}. {_printable(_short(plain(solution), 300))}")
     if hit.values:
         pairs = list(hit.values.items())[:5]
         shown = ", ".join(f"{_printable(k)} = {_printable(_short(v, 80))}" for k, v in pairs)

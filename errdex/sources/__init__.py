@@ -196,6 +196,7 @@ def _from_pypi(
         commit=_short(file_commit or commit_from_version(release.version)),
         date=release.upload_time,
         code_paths=paths,
+        requires=meta.requires,
     )
 
 
@@ -238,6 +239,7 @@ def _from_git(spec: str, location: str, rev: str, cache: Path) -> Snapshot:
         commit=_short(tree.commit),
         date=tree.date,
         code_paths=paths,
+        requires=meta.requires,
     )
 
 
@@ -274,6 +276,7 @@ def _from_directory(
         commit=_short(commit),
         date=date,
         code_paths=paths,
+        requires=meta.requires,
     )
 
 
@@ -300,4 +303,5 @@ def _from_installed(spec: str, name: str) -> Snapshot:
         commit=_short(found.commit or file_commit),
         date=None,
         code_paths=paths,
+        requires=found.meta.requires,
     )

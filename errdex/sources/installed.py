@@ -47,6 +47,7 @@ def find(name: str) -> Installed:
         name=canonical_name(meta.name or name),
         version=meta.version or dist.version,
         repo_url=meta.repo_url,
+        requires=meta.requires,
     )
     direct = _direct_url(dist)
     vcs = direct.get("vcs_info")
@@ -54,7 +55,10 @@ def find(name: str) -> Installed:
     url = direct.get("url")
     if isinstance(vcs, dict) and isinstance(url, str):
         meta = TreeMetadata(
-            name=meta.name, version=meta.version, repo_url=normalize_repo_url(url) or meta.repo_url
+            name=meta.name,
+            version=meta.version,
+            repo_url=normalize_repo_url(url) or meta.repo_url,
+            requires=meta.requires,
         )
     project = _editable_dir(direct)
     paths: tuple[str, ...]

@@ -33,6 +33,8 @@ class TreeMetadata:
     name: str | None = None
     version: str | None = None
     repo_url: str | None = None
+    # (distribution, extra) of each requirement, extra "" for the base ones
+    requires: tuple[tuple[str, str], ...] = ()
 
 
 def canonical_name(name: str) -> str:
@@ -207,10 +209,12 @@ def _from_pkg_info(text: str) -> TreeMetadata:
     if home and str(home).strip().upper() != "UNKNOWN":
         urls.append(("Homepage", str(home).strip()))
     name, version = headers.get("Name"), headers.get("Version")
+    requires = [_requirement(str(line)) for line in headers.get_all("Requires-Dist") or []]
     return TreeMetadata(
         name=str(name).strip() if name else None,
         version=str(version).strip() if version else None,
         repo_url=pick_repo_url(urls),
+        requires=tuple(r for r in requires if r is not None),
     )
 
 
@@ -233,10 +237,20 @@ def _from_pyproject(text: str) -> TreeMetadata:
             urls.append((key, poetry[key]))
     name = project.get("name") or poetry.get("name")
     version = project.get("version") or poetry.get("version")
+    requires: list[tuple[str, str] | None] = []
+    base = project.get("dependencies")
+    if isinstance(base, list):
+        requires += [_requirement(r) for r in base if isinstance(r, str)]
+    extras = project.get("optional-dependencies")
+    if isinstance(extras, dict):
+        for extra, items in extras.items():
+            if isinstance(items, list):
+                requires += [_requirement(r, str(extra)) for r in items if isinstance(r, str)]
     return TreeMetadata(
         name=name if isinstance(name, str) else None,
         version=version if isinstance(version, str) else None,
         repo_url=pick_repo_url(urls),
+        requires=tuple(r for r in requires if r is not None),
     )
 
 
@@ -246,8 +260,16 @@ def _from_setup_cfg(text: str) -> TreeMetadata:
         parser.read_string(text)
     except configparser.Error:
         return TreeMetadata()
+    requires: list[tuple[str, str] | None] = []
+    if parser.has_section("options"):
+        lines = parser["options"].get("install_requires", "").splitlines()
+        requires += [_requirement(line) for line in lines if line.strip()]
+    if parser.has_section("options.extras_require"):
+        for extra, text in parser["options.extras_require"].items():
+            requires += [_requirement(line, extra) for line in text.splitlines() if line.strip()]
+    found = tuple(r for r in requires if r is not None)
     if not parser.has_section("metadata"):
-        return TreeMetadata()
+        return TreeMetadata(requires=found)
     meta = parser["metadata"]
     urls: list[tuple[str, str]] = []
     for line in meta.get("project_urls", "").splitlines():
@@ -263,6 +285,7 @@ def _from_setup_cfg(text: str) -> TreeMetadata:
         name=meta.get("name", "").strip() or None,
         version=version if static else None,
         repo_url=pick_repo_url(urls),
+        requires=found,
     )
 
 
@@ -291,7 +314,23 @@ def read_tree_metadata(root: Path) -> TreeMetadata:
         name=next((m.name for m in found if m.name), None),
         version=next((m.version for m in found if m.version), None),
         repo_url=next((m.repo_url for m in found if m.repo_url), None),
+        requires=next((m.requires for m in found if m.requires), ()),
     )
+
+
+_EXTRA = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
+_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _requirement(line: str, extra: str = "") -> tuple[str, str] | None:
+    """(distribution, extra) of a requirement line (`h2<5,>=3; extra == "http2"`), the
+    extra from its marker when the line has one; None for what names no distribution."""
+    text = line.split("#", 1)[0].strip()
+    found = _NAME.match(text)
+    if not found or text.startswith("-"):
+        return None
+    marker = _EXTRA.search(text.partition(";")[2])
+    return canonical_name(found.group(1)), (marker.group(1) if marker else extra)
 
 
 def metadata_from_headers(text: str) -> TreeMetadata:

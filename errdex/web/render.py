@@ -12,6 +12,7 @@ from markupsafe import Markup, escape
 
 from errdex import __version__
 from errdex.codec import source_url
+from errdex.markup import bold_spans, code_spans
 from errdex.web.highlight import snippet_html, stylesheet
 from errdex.web.links import Links
 from errdex.web.views import Page
@@ -52,17 +53,21 @@ def _marked_html(segments: list[dict[str, Any]] | None, fallback: str = "") -> M
 
 
 def _prose_html(text: str | None) -> Markup:
-    """Prose with `code` spans: escaped, then the backtick pairs become <code>."""
+    """Prose with `code` spans (Sphinx roles and reST literals among them) and **bold**:
+    escaped, then the backtick pairs become <code> and the bold runs <strong>."""
     if not text:
         return Markup("")
-    pieces = str(text).split("`")
+    pieces = code_spans(str(text)).split("`")
     if len(pieces) % 2 == 0:  # an unpaired backtick: show the text as it is
         return escape(text)
-    return Markup(
-        "".join(
-            f"<code>{escape(p)}</code>" if i % 2 else str(escape(p)) for i, p in enumerate(pieces)
-        )
-    )
+    out: list[str] = []
+    for index, piece in enumerate(pieces):
+        if index % 2:
+            out.append(f"<code>{escape(piece)}</code>")
+            continue
+        for run, bold in bold_spans(piece):
+            out.append(f"<strong>{escape(run)}</strong>" if bold else str(escape(run)))
+    return Markup("".join(out))
 
 
 def _snippet(record: dict[str, Any]) -> Markup:
