@@ -100,6 +100,38 @@ def site_to_json(site: ErrorSite, snapshot: Snapshot) -> JSON:
     return _site_json(site, snapshot.package, snapshot.version, snapshot.repo_url, snapshot.commit)
 
 
+# A record shared by the versions that have it unchanged is stored once, as its body:
+# the contract's object without what only the snapshot says (package, repo, the pinned
+# link). `shared_record_text` puts those back, in the contract's order of keys.
+_SNAPSHOT_KEYS = ("package", "repo")
+
+
+def site_body_text(site: ErrorSite) -> str:
+    """The JSON text of `site` without its snapshot's fields (see `shared_record_text`)."""
+    data = _site_json(site, "", "", None, None)
+    for key in _SNAPSHOT_KEYS:
+        del data[key]
+    del data["location"]["url"]
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def shared_record_text(
+    body: str, package: str, version: str, repo_url: str | None, commit: str | None
+) -> str:
+    """The JSON text `site_to_json` makes (as `dumps` writes it, without the newline) of
+    a body from `site_body_text`, as indexed in the snapshot named by the other fields."""
+    data = json.loads(body)
+    loc = data["location"]
+    loc["url"] = source_url(repo_url, commit, loc["file"], loc["line"])
+    out: JSON = {
+        "id": data.pop("id"),
+        "package": {"name": package, "version": version},
+        "repo": {"url": repo_url, "commit": commit},
+        **data,
+    }
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
 def record_to_json(record: Record) -> JSON:
     """Return the contract's JSON object of a stored record: the site, plus `versions`
     and `ai` when the store looked them up."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -35,3 +36,18 @@ def default_location() -> str:
     import platformdirs  # only when no database is named: its import is not free
 
     return str(Path(platformdirs.user_data_dir("errdex")) / "errdex.sqlite")
+
+
+def chosen_snapshots(rows: Iterable[tuple[int, str, str]], version: str | None) -> list[int]:
+    """The ids among (id, package, version) `rows` that a query with `version` covers, by
+    package, then version: None the newest version of each package, "*" every version,
+    else that version."""
+    found = sorted(rows, key=lambda r: (r[1], version_key(r[2])))
+    if version is None:
+        newest: dict[str, int] = {}
+        for snapshot_id, package, _ in found:
+            newest[package] = snapshot_id  # the last one of each package is the newest
+        return list(newest.values())
+    if version == "*":
+        return [r[0] for r in found]
+    return [r[0] for r in found if r[2] == version]

@@ -10,7 +10,6 @@ import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -21,6 +20,7 @@ from errdex.model import (
     Enrichment,
     ErrorSite,
     IndexedSite,
+    IndexFailure,
     Record,
     SearchHit,
     SearchResult,
@@ -30,45 +30,13 @@ from errdex.model import (
 )
 from errdex.names import canonical as canonicalize_name
 from errdex.store import _match_index
-from errdex.store._common import sort_versions, version_key
+from errdex.store._common import chosen_snapshots, sort_versions, version_key
+from errdex.store._schema import MIGRATIONS, SCHEMA_VERSION, full_schema
 
-SCHEMA_VERSION = 3
 T = TypeVar("T")
-
-# MIGRATIONS[n] takes a database from schema n to n + 1, run statement by statement in
-# one transaction. A new database is made from schema.sql directly.
-MIGRATIONS: dict[int, str] = {
-    1: """
-CREATE TABLE enrichments (
-    site_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    created TEXT NOT NULL,
-    text TEXT NOT NULL,
-    provenance TEXT NOT NULL,
-    PRIMARY KEY (site_id, model)
-);
-""",
-    # The match index: its tables and the columns of sites; filled from the records by
-    # _match_index.rebuild right after (it needs Python, not SQL).
-    2: """
-ALTER TABLE sites ADD COLUMN template_id INTEGER;
-ALTER TABLE sites ADD COLUMN base TEXT;
-ALTER TABLE sites ADD COLUMN exc_bases TEXT;
-ALTER TABLE sites ADD COLUMN holes TEXT;
-CREATE INDEX sites_template ON sites (template_id);
-CREATE INDEX sites_base ON sites (base);
-CREATE TABLE templates (id INTEGER PRIMARY KEY, lits TEXT NOT NULL UNIQUE,
-    lit_len INTEGER NOT NULL);
-CREATE TABLE template_keys (key TEXT NOT NULL, template_id INTEGER NOT NULL,
-    PRIMARY KEY (key, template_id)) WITHOUT ROWID;
-CREATE INDEX template_keys_template ON template_keys (template_id);
-CREATE TABLE key_counts (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-""",
-}
 
 _BUSY_TIMEOUT = 30.0  # seconds to wait for another writer before giving up
 _FETCH = 500  # rows fetched at a time when streaming records
-_ALL = "*"  # version="*": every indexed version, not just the newest
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -305,18 +273,18 @@ class SqliteStore:
                 found = self._schema_version(conn)  # another process may have been first
                 self._check_not_newer(found)
                 if found is None:
-                    script = resources.files("errdex.store").joinpath("schema.sql").read_text()
-                    for statement in _statements(script):
+                    for statement in _statements(full_schema("sqlite")):
                         conn.execute(statement)
                     conn.execute(
                         "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
                         (str(SCHEMA_VERSION),),
                     )
                 elif found < SCHEMA_VERSION:
-                    for version in range(found, SCHEMA_VERSION):
-                        for statement in _statements(MIGRATIONS[version]):
+                    steps = [MIGRATIONS[version] for version in range(found, SCHEMA_VERSION)]
+                    for step in steps:
+                        for statement in _statements(step.sqlite):
                             conn.execute(statement)
-                    if found < 3:
+                    if any(step.rebuild_match_index for step in steps):
                         _match_index.rebuild(conn, _site_of_record)
                     conn.execute(
                         "UPDATE meta SET value = ? WHERE key = 'schema_version'",
@@ -547,15 +515,7 @@ class SqliteStore:
         if package is not None:
             sql += " WHERE package = ?"
             params.append(canonicalize_name(package))  # `Foo_Bar` finds foo-bar
-        found = sorted(self._read(sql, params), key=lambda r: (r[1], version_key(r[2])))
-        if version is None:
-            newest: dict[str, int] = {}
-            for snapshot_id, pkg, _ in found:
-                newest[pkg] = snapshot_id  # the last one of each package is the newest
-            return list(newest.values())
-        if version == _ALL:
-            return [r[0] for r in found]
-        return [r[0] for r in found if r[2] == version]
+        return chosen_snapshots(self._read(sql, params), version)
 
     def _where(
         self,
@@ -887,6 +847,39 @@ class SqliteStore:
                 )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write a model note to {self.path}: {exc}") from exc
+
+    # -- the failures of errdex index-many ----------------------------------------------
+
+    def record_failure(self, failure: IndexFailure) -> None:
+        """Keep why `failure.source` could not be indexed, replacing an earlier reason."""
+        conn = self._conn()
+        try:
+            with self._transaction(conn):
+                conn.execute(
+                    "INSERT OR REPLACE INTO failures (source, reason, attempts, failed_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (failure.source, failure.reason, failure.attempts, failure.failed_at),
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write a failure to {self.path}: {exc}") from exc
+
+    def clear_failure(self, source: str) -> None:
+        """Forget the failure of `source` (it has been indexed since)."""
+        conn = self._conn()
+        try:
+            with self._transaction(conn):
+                conn.execute("DELETE FROM failures WHERE source = ?", (source,))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write to {self.path}: {exc}") from exc
+
+    def failures(self) -> list[IndexFailure]:
+        """Every recorded failure, by source."""
+        return [
+            IndexFailure(source=source, reason=reason, attempts=attempts, failed_at=at)
+            for source, reason, attempts, at in self._read(
+                "SELECT source, reason, attempts, failed_at FROM failures ORDER BY source"
+            )
+        ]
 
     # -- lifetime ---------------------------------------------------------------------
 

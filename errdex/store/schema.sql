@@ -1,6 +1,6 @@
--- errdex SQLite schema, version 3: the full schema of a new database.
+-- errdex SQLite schema, version 4: the full schema of a new database.
 -- An existing database of an older version reaches this one through the migrations
--- in _sqlite.py instead; keep the two in step when this file changes.
+-- in _schema.py instead; keep the two in step when this file changes.
 
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
@@ -95,3 +95,12 @@ CREATE TABLE key_counts (
     key TEXT PRIMARY KEY,
     df INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- The sources `errdex index-many` could not index, with why (the last attempt's reason);
+-- a source's row goes when it is indexed.
+CREATE TABLE failures (
+    source TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    failed_at TEXT NOT NULL
+);
