@@ -102,7 +102,8 @@ def site_to_json(site: ErrorSite, snapshot: Snapshot) -> JSON:
 
 # A record shared by the versions that have it unchanged is stored once, as its body:
 # the contract's object without what only the snapshot says (package, repo, the pinned
-# link). `shared_record_text` puts those back, in the contract's order of keys.
+# link, and the report link, whose text names the version: the store keeps it per
+# snapshot). `shared_record_text` puts those back, in the contract's order of keys.
 _SNAPSHOT_KEYS = ("package", "repo")
 
 
@@ -112,15 +113,25 @@ def site_body_text(site: ErrorSite) -> str:
     for key in _SNAPSHOT_KEYS:
         del data[key]
     del data["location"]["url"]
+    if "report_issue_url" in data:
+        data["report_issue_url"] = None  # kept in place, filled in by shared_record_text
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def shared_record_text(
-    body: str, package: str, version: str, repo_url: str | None, commit: str | None
+    body: str,
+    package: str,
+    version: str,
+    repo_url: str | None,
+    commit: str | None,
+    report_issue_url: str | None = None,
 ) -> str:
     """The JSON text `site_to_json` makes (as `dumps` writes it, without the newline) of
-    a body from `site_body_text`, as indexed in the snapshot named by the other fields."""
+    a body from `site_body_text`, as indexed in the snapshot named by the other fields
+    (`report_issue_url`: the site's explanation's, in that snapshot)."""
     data = json.loads(body)
+    if "report_issue_url" in data:
+        data["report_issue_url"] = report_issue_url
     loc = data["location"]
     loc["url"] = source_url(repo_url, commit, loc["file"], loc["line"])
     out: JSON = {

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from errdex.codec import record_to_json, site_to_json
+from errdex.codec import dumps, record_to_json, site_to_json
 from errdex.errors import AmbiguousMessage, ErrorNotFound, NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
     ExceptionRef,
+    Explanation,
     Guard,
     Hole,
     IndexFailure,
@@ -142,6 +143,9 @@ def test_round_trip(store: Store) -> None:
         assert json_form.pop("versions") == ["1.0.0"]
         assert json_form == site_to_json(original, snapshot)
     assert store.get("f" * 16) is None
+    texts = {json.loads(text)["id"]: text for text in store.iter_records_json()}
+    for original in SITES:  # the same bytes as codec writes, field order and all
+        assert texts[original.id] == dumps(site_to_json(original, snapshot)).rstrip("\n")
     assert store.snapshot_state("pkg", "1.0.0") == ("h1", "x1")
     assert store.snapshot_state("pkg", "2.0.0") is None
     [row] = store.snapshots()
@@ -183,9 +187,10 @@ def test_rewrite_replaces_the_snapshot(store: Store, db_location: str) -> None:
     assert store.get("a" * 16) is None
     assert store.snapshot_state("pkg", "1.0.0") == ("h2", "x1")
     assert [s.sites for s in store.snapshots()] == [1]
-    # the search index follows (PostgreSQL's is on the records, gone with the old ones)
-    table = "records" if db_location.startswith("postgresql://") else "sites_fts"
-    assert raw_count(db_location, table) == 1
+    # the records and the search index follow (PostgreSQL's is on the records)
+    assert raw_count(db_location, "records") == 1
+    if not db_location.startswith("postgresql://"):
+        assert raw_count(db_location, "sites_fts") == 1
     assert store.search("bad value").total == 1
 
 
@@ -290,6 +295,8 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         version = raw.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         assert version == (str(SCHEMA_VERSION),)
         assert raw.execute("SELECT count(*) FROM templates").fetchone() == (2,)
+        assert raw.execute("SELECT count(*) FROM records").fetchone() == (5,)
+        assert raw.execute("SELECT count(*) FROM sites_fts").fetchone() == (5,)
     raw.close()
 
 
@@ -463,10 +470,36 @@ def test_records_versions_share_are_stored_once(store: Store, db_location: str) 
     assert record_to_json(dataclasses.replace(record, versions=())) == site_to_json(
         SITES[0], snap("1.1.0")
     )
-    if db_location.startswith("postgresql://"):
-        assert raw_count(db_location, "records") == 6  # five shared, one new
-        write(store, snap("1.0.0"), [])  # the old version emptied: its own record goes
-        assert raw_count(db_location, "records") == 5
+    assert raw_count(db_location, "records") == 6  # five shared, one new
+    assert raw_count(db_location, "members") == 10
+    # a report link names its version: kept per version, the rest still shared
+    explained = [
+        dataclasses.replace(
+            s,
+            explanation=Explanation(
+                title="Bad value",
+                what_it_means="m",
+                when_it_happens="w",
+                report_issue_url=f"https://github.com/example/pkg/issues/new?body={version}",
+            ),
+        )  # fmt: skip
+        for version in ("1.2.0", "1.3.0")
+        for s in SITES[:1]
+    ]
+    write(store, snap("1.2.0"), explained[:1])
+    write(store, snap("1.3.0"), explained[1:])
+    assert raw_count(db_location, "records") == 7  # one more body for both versions
+    for version, original in (("1.2.0", explained[0]), ("1.3.0", explained[1])):
+        record = store.get("a" * 16, version=version)
+        assert record is not None and record.site == original
+        assert record_to_json(dataclasses.replace(record, versions=())) == site_to_json(
+            original, snap(version)
+        )
+    write(store, snap("1.2.0"), [])
+    write(store, snap("1.3.0"), [])
+    write(store, snap("1.0.0"), [])  # the old version emptied: its own record goes
+    assert raw_count(db_location, "records") == 5
+    assert store.search("bad value", version="1.1.0").total == 4  # shared rows still found
 
 
 def test_default_location_follows_errdex_db(

@@ -195,11 +195,13 @@ class _Row:
 
     digest: str
     ord: int
+    report_url: str | None
     values: tuple[Any, ...]
 
 
 _INCOMING = (
-    "digest TEXT, ord INTEGER, site_id TEXT, file TEXT, line INTEGER, function TEXT,"
+    "digest TEXT, ord INTEGER, report_url TEXT, site_id TEXT, file TEXT, line INTEGER,"
+    " function TEXT,"
     " kind TEXT, exc_name TEXT, exc_qualname TEXT, exc_short TEXT, message_text TEXT,"
     " message_literal TEXT, title TEXT, body TEXT, template_id BIGINT, base TEXT,"
     " exc_bases TEXT, holes TEXT, w_message TEXT, w_title TEXT, w_c TEXT, w_d TEXT"
@@ -215,12 +217,12 @@ _SEARCH_VECTOR = (
     " || setweight(to_tsvector('simple', w_d), 'D')"
 )
 # What a query selects to make a Record: the body and its snapshot's fields.
-_RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id"
+_RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id, m.report_url"
 
 
 def _record_text(row: Sequence[Any]) -> str:
-    body, package, version, repo_url, commit = row[:5]
-    return codec.shared_record_text(body, package, version, repo_url, commit)
+    body, package, version, repo_url, commit, report_url = row[:6]
+    return codec.shared_record_text(body, package, version, repo_url, commit, report_url)
 
 
 def _record(row: Sequence[Any]) -> Record:
@@ -424,15 +426,16 @@ class PostgresStore:
                 for row, template in zip(rows, templates, strict=True):
                     values = list(row.values)
                     values[12] = template  # template_id
-                    copy.write_row((row.digest, row.ord, *values))
+                    copy.write_row((row.digest, row.ord, row.report_url, *values))
             conn.execute(
                 f"INSERT INTO records ({_RECORD_COLUMNS}, search)"
                 f" SELECT {_RECORD_COLUMNS}, {_SEARCH_VECTOR} FROM incoming"
                 " ON CONFLICT (digest) DO NOTHING"
             )
             conn.execute(
-                "INSERT INTO members (snapshot_id, record_id, ord)"
-                " SELECT %s, r.id, i.ord FROM incoming AS i JOIN records AS r USING (digest)"
+                "INSERT INTO members (snapshot_id, record_id, ord, report_url)"
+                " SELECT %s, r.id, i.ord, i.report_url FROM incoming AS i"
+                " JOIN records AS r USING (digest)"
                 " ON CONFLICT DO NOTHING",
                 (snapshot_id,),
             )
@@ -462,6 +465,7 @@ class PostgresStore:
         return _Row(
             digest=digest,
             ord=ord,
+            report_url=None if site.explanation is None else site.explanation.report_issue_url,
             values=(
                 site.id,
                 loc.file,
@@ -756,16 +760,14 @@ class PostgresStore:
         rows = self._read(
             f"SELECT {_RECORD_FIELDS}, ts_rank(r.search, to_tsquery('simple', %s)),"
             " r.search @@ to_tsquery('simple', %s), r.message_text, r.title"
-            f"{sql} ORDER BY 7 DESC, 6 DESC, m.snapshot_id, m.ord LIMIT %s OFFSET %s",
+            f"{sql} ORDER BY 8 DESC, 7 DESC, m.snapshot_id, m.ord LIMIT %s OFFSET %s",
             [tsquery, in_message, *params, limit, offset],
         )
         hits = []
         for row in rows:
             record = _record(row)
-            highlight = {
-                "message": _highlight(row[7], query),
-                "title": _highlight(row[8], query),
-            }
+            rank, _, message, title = row[6:]
+            highlight = {"message": _highlight(message, query), "title": _highlight(title, query)}
             if not message_only:
                 for key, value in (
                     ("explanation", _explanation_text(record.site)),
@@ -773,9 +775,7 @@ class PostgresStore:
                 ):
                     if (snippet := _snippet(value, query)) is not None:
                         highlight[key] = snippet
-            hits.append(
-                SearchHit(record=record, score=round(float(row[5]), 4), highlight=highlight)
-            )
+            hits.append(SearchHit(record=record, score=round(float(rank), 4), highlight=highlight))
         return SearchResult(total=total, hits=tuple(hits))
 
     def _search_fragment(
@@ -796,16 +796,16 @@ class PostgresStore:
             return SearchResult(total=total, hits=())
         rows = self._read(
             f"SELECT {_RECORD_FIELDS}, similarity(r.message_text, %s), r.message_text, r.title"
-            f"{sql} ORDER BY 6 DESC, m.snapshot_id, m.ord LIMIT %s OFFSET %s",
+            f"{sql} ORDER BY 7 DESC, m.snapshot_id, m.ord LIMIT %s OFFSET %s",
             [fragment, *params, limit, offset],
         )
         hits = tuple(
             SearchHit(
                 record=_record(row),
-                score=round(float(row[5]), 4),
+                score=round(float(row[6]), 4),
                 highlight={
-                    "message": _fragment_highlight(row[6], fragment),
-                    "title": _fragment_highlight(row[7], fragment),
+                    "message": _fragment_highlight(row[7], fragment),
+                    "title": _fragment_highlight(row[8], fragment),
                 },
             )
             for row in rows

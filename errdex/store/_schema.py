@@ -20,6 +20,8 @@ class Step:
     postgresql: str | None = None
     # the match index must be filled again from the stored records after this step
     rebuild_match_index: bool = False
+    # the sites move into records and members after this step (SQLite only)
+    share_records: bool = False
 
 
 MIGRATIONS: dict[int, Step] = {
@@ -55,7 +57,10 @@ CREATE TABLE key_counts (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWI
         rebuild_match_index=True,
     ),
     # The failures of `errdex index-many`, one row per source, so that a batch resumed
-    # later still shows why a source was left out.
+    # later still shows why a source was left out; and each distinct record stored once
+    # (records, members), `sites` becoming a view over them. The rows move from the old
+    # sites table in Python (_sqlite.share_records: the bodies come from codec), which
+    # then drops it and makes the view and the search index anew.
     3: Step(
         sqlite="""
 CREATE TABLE failures (
@@ -64,7 +69,22 @@ CREATE TABLE failures (
     attempts INTEGER NOT NULL,
     failed_at TEXT NOT NULL
 );
+CREATE TABLE records (
+    id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, site_id TEXT NOT NULL,
+    file TEXT NOT NULL, line INTEGER NOT NULL, function TEXT NOT NULL, kind TEXT NOT NULL,
+    exc_name TEXT NOT NULL, exc_qualname TEXT NOT NULL, exc_short TEXT NOT NULL,
+    message_text TEXT, message_literal TEXT, title TEXT, body TEXT NOT NULL,
+    template_id INTEGER, base TEXT, exc_bases TEXT, holes TEXT
+);
+CREATE TABLE members (
+    snapshot_id INTEGER NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+    record_id INTEGER NOT NULL REFERENCES records (id),
+    ord INTEGER NOT NULL,
+    report_url TEXT,
+    PRIMARY KEY (snapshot_id, record_id)
+) WITHOUT ROWID;
 """,
+        share_records=True,
     ),
 }
 

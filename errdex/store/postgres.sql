@@ -84,11 +84,13 @@ CREATE INDEX records_search ON records USING gin (search);
 -- fragments of a message (a part of a word, not only a prefix)
 CREATE INDEX records_message_trgm ON records USING gin (message_text gin_trgm_ops);
 
--- Which records each snapshot has; `ord` is the site's place in the snapshot.
+-- Which records each snapshot has; `ord` is the site's place in the snapshot, and
+-- `report_url` its explanation's report link (whose text names the version).
 CREATE TABLE members (
     snapshot_id BIGINT NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
     record_id BIGINT NOT NULL REFERENCES records (id),
     ord INTEGER NOT NULL,
+    report_url TEXT,
     PRIMARY KEY (snapshot_id, record_id)
 );
 CREATE INDEX members_record ON members (record_id);
