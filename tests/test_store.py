@@ -482,7 +482,7 @@ def test_records_versions_share_are_stored_once(store: Store, db_location: str) 
                 when_it_happens="w",
                 report_issue_url=f"https://github.com/example/pkg/issues/new?body={version}",
             ),
-        )  # fmt: skip
+        )
         for version in ("1.2.0", "1.3.0")
         for s in SITES[:1]
     ]
