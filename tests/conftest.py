@@ -228,6 +228,7 @@ def browser() -> Iterator[Browser]:
         yield chromium
         chromium.close()
 
+
 # -- the two backends: SQLite always, PostgreSQL when the machine can run a server ----
 
 

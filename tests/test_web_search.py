@@ -57,3 +57,21 @@ def test_an_older_search_index_is_rebuilt(tmp_path: Path) -> None:
         columns = tuple(r[1] for r in raw.execute("PRAGMA table_info(sites_fts)"))
     raw.close()
     assert columns == rank.FIELDS
+
+
+def test_postgresql_searches_by_the_same_rule(tmp_path: Path, postgres_db: str) -> None:
+    """The same errors in the same order with the same marks, on both backends."""
+    with (
+        index_evil(tmp_path / "a", tmp_path / "db.sqlite") as sqlite_store,
+        index_evil(tmp_path / "b", postgres_db) as postgres_store,
+    ):
+        for query in ("must", "handsh", "port must", "timeout short", "evil", "toml path"):
+            for message_only in (False, True):
+                answers = []
+                for store in (sqlite_store, postgres_store):
+                    found = store.search(query, message_only=message_only)
+                    answers.append(
+                        (found.total, [(h.record.id, h.score, h.highlight) for h in found.hits])
+                    )
+                assert answers[0] == answers[1], query
+        assert sqlite_store.search_fields() == postgres_store.search_fields()

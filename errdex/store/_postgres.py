@@ -16,7 +16,6 @@ import dataclasses
 import hashlib
 import itertools
 import json
-import re
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -27,7 +26,7 @@ import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from errdex import codec
+from errdex import codec, rank
 from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
@@ -37,14 +36,14 @@ from errdex.model import (
     Record,
     SearchHit,
     SearchResult,
-    Segment,
     SkippedFile,
     Snapshot,
     StoredSnapshot,
 )
 from errdex.names import canonical as canonicalize_name
 from errdex.store import _postgres_index as index
-from errdex.store._common import chosen_snapshots, sort_versions, version_key
+from errdex.store import _postgres_search as search
+from errdex.store._common import chosen_snapshots, search_highlight, sort_versions, version_key
 from errdex.store._schema import SCHEMA_VERSION, full_schema
 
 _POOL_MAX = 8  # connections per store (each thread of a server borrows one per query)
@@ -53,11 +52,7 @@ _FETCH = 500  # rows fetched at a time when streaming records
 # pg_advisory_xact_lock keys: one for schema changes, one that every writer holds.
 _SCHEMA_LOCK = 0x65727264_00000001
 _WRITE_LOCK = 0x65727264_00000002
-_MAX_QUERY_TERMS = 32
 _MAX_QUERY_CHARS = 1000
-_WORD = re.compile(r"\w+")  # a word of a query, as the SQLite store reads one
-_TOKEN = re.compile(r"[^\W_]+")  # what is indexed: letters and digits, `_` separates
-_SNIPPET_TOKENS = 24
 _CURSORS = itertools.count()
 
 
@@ -70,102 +65,6 @@ def _describe(url: str) -> str:
     host = parts.get("host") or "localhost"
     port = f":{parts['port']}" if parts.get("port") else ""
     return f"postgresql://{host}{port}/{parts.get('dbname') or ''}"
-
-
-def _words(text: str | None) -> str:
-    """The indexed tokens of `text`, space-separated, as to_tsvector reads them."""
-    return " ".join(_TOKEN.findall(text or "")).lower()
-
-
-def _explanation_text(site: ErrorSite) -> str:
-    e = site.explanation
-    return "" if e is None else " ".join((e.what_it_means, e.when_it_happens, *e.solutions))
-
-
-def _inputs_text(site: ErrorSite) -> str:
-    return " ".join(f"{i.name} {i.doc or ''}" for i in site.inputs)
-
-
-class _Query:
-    """Free text as a tsquery: every word, the last as a prefix; a word that `_` or other
-    marks split is a phrase. Quoted lexemes only, so user text is never tsquery syntax."""
-
-    def __init__(self, text: str) -> None:
-        words = _WORD.findall(text[:_MAX_QUERY_CHARS])[:_MAX_QUERY_TERMS]
-        self.words = [p for p in (_TOKEN.findall(w.lower()) for w in words) if p]
-        self.exact = {t for parts in self.words for t in parts}
-        self.prefix = self.words[-1][-1] if self.words else None
-
-    def __bool__(self) -> bool:
-        return bool(self.words)
-
-    def tsquery(self, weight: str = "") -> str:
-        terms = []
-        for number, parts in enumerate(self.words):
-            last = number == len(self.words) - 1
-            lexemes = [
-                f"'{p}':{'*' if last and i == len(parts) - 1 else ''}{weight}"
-                for i, p in enumerate(parts)
-            ]
-            terms.append("(" + " <-> ".join(lex.rstrip(":") for lex in lexemes) + ")")
-        return " & ".join(terms)
-
-    def hits(self, token: str) -> bool:
-        token = token.lower()
-        return token in self.exact or (self.prefix is not None and token.startswith(self.prefix))
-
-
-def _segments(text: str | None, hit: Any) -> tuple[Segment, ...] | None:
-    """`text` cut into segments, the tokens for which `hit(start, end)` says so marked."""
-    if text is None:
-        return None
-    out: list[Segment] = []
-    at = 0
-    for start, end in hit:
-        if start > at:
-            out.append(Segment(text=text[at:start], match=False))
-        out.append(Segment(text=text[start:end], match=True))
-        at = end
-    if at < len(text):
-        out.append(Segment(text=text[at:], match=False))
-    return tuple(out)
-
-
-def _highlight(text: str | None, query: _Query) -> tuple[Segment, ...] | None:
-    if text is None:
-        return None
-    spans = [(m.start(), m.end()) for m in _TOKEN.finditer(text) if query.hits(m.group())]
-    return _segments(text, spans)
-
-
-def _snippet(text: str, query: _Query) -> tuple[Segment, ...] | None:
-    """About _SNIPPET_TOKENS tokens of `text` around its first hit, None without one."""
-    tokens = list(_TOKEN.finditer(text))
-    first = next((n for n, m in enumerate(tokens) if query.hits(m.group())), None)
-    if first is None:
-        return None
-    start = max(0, first - _SNIPPET_TOKENS // 3)
-    end = min(len(tokens), start + _SNIPPET_TOKENS)
-    piece = text[tokens[start].start() : tokens[end - 1].end()]
-    lead = "…" if start > 0 else ""
-    tail = "…" if end < len(tokens) else ""
-    return _highlight(lead + piece + tail, query)
-
-
-def _fragment_highlight(text: str | None, fragment: str) -> tuple[Segment, ...] | None:
-    if text is None:
-        return None
-    low, want = text.lower(), fragment.lower()
-    spans, at = [], low.find(want)
-    while at >= 0 and want:
-        spans.append((at, at + len(want)))
-        at = low.find(want, at + len(want))
-    return _segments(text, spans)
-
-
-def _like(fragment: str) -> str:
-    escaped = fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
 
 
 def _glob_regex(pattern: str) -> str:
@@ -201,20 +100,22 @@ class _Row:
 
 _INCOMING = (
     "digest TEXT, ord INTEGER, report_url TEXT, site_id TEXT, file TEXT, line INTEGER,"
-    " function TEXT,"
-    " kind TEXT, exc_name TEXT, exc_qualname TEXT, exc_short TEXT, message_text TEXT,"
-    " message_literal TEXT, title TEXT, body TEXT, template_id BIGINT, base TEXT,"
-    " exc_bases TEXT, holes TEXT, w_message TEXT, w_title TEXT, w_c TEXT, w_d TEXT"
+    " function TEXT, kind TEXT, exc_name TEXT, exc_qualname TEXT, exc_short TEXT,"
+    " message_text TEXT, message_literal TEXT, title TEXT, body TEXT, template_id BIGINT,"
+    " base TEXT, exc_bases TEXT, holes TEXT, f_solutions TEXT, f_inputs TEXT, "
+    + ", ".join(f"w_{field} TEXT" for field in rank.FIELDS)
 )
 _RECORD_COLUMNS = (
     "digest, site_id, file, line, function, kind, exc_name, exc_qualname, exc_short,"
-    " message_text, message_literal, title, body, template_id, base, exc_bases, holes"
+    " message_text, message_literal, title, body, template_id, base, exc_bases, holes,"
+    " f_solutions, f_inputs"
 )
-_SEARCH_VECTOR = (
-    "setweight(to_tsvector('simple', w_message), 'A')"
-    " || setweight(to_tsvector('simple', w_title), 'B')"
-    " || setweight(to_tsvector('simple', w_c), 'C')"
-    " || setweight(to_tsvector('simple', w_d), 'D')"
+_VECTORS = ", ".join(search.VECTORS) + ", search"
+_VECTOR_VALUES = (
+    ", ".join(f"to_tsvector('simple', w_{field})" for field in rank.FIELDS)
+    + ", to_tsvector('simple', "
+    + " || ' ' || ".join(f"w_{field}" for field in rank.FIELDS)
+    + ")"
 )
 # What a query selects to make a Record: the body and its snapshot's fields.
 _RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id, m.report_url"
@@ -428,8 +329,8 @@ class PostgresStore:
                     values[12] = template  # template_id
                     copy.write_row((row.digest, row.ord, row.report_url, *values))
             conn.execute(
-                f"INSERT INTO records ({_RECORD_COLUMNS}, search)"
-                f" SELECT {_RECORD_COLUMNS}, {_SEARCH_VECTOR} FROM incoming"
+                f"INSERT INTO records ({_RECORD_COLUMNS}, {_VECTORS})"
+                f" SELECT {_RECORD_COLUMNS}, {_VECTOR_VALUES} FROM incoming"
                 " ON CONFLICT (digest) DO NOTHING"
             )
             conn.execute(
@@ -462,6 +363,7 @@ class PostgresStore:
         title = None if site.explanation is None else site.explanation.title
         loc, exc = site.location, site.exception
         base, bases, holes = index.site_columns(site)
+        fields = search.field_texts(site)
         return _Row(
             digest=digest,
             ord=ord,
@@ -483,10 +385,9 @@ class PostgresStore:
                 base,
                 bases,
                 holes,
-                _words(text),
-                _words(title),
-                _words(f"{exc.name} {exc.qualname} {_inputs_text(site)}"),
-                _words(f"{_explanation_text(site)} {loc.function} {loc.file}"),
+                fields[2],
+                fields[3],
+                *(search.words(value) for value in fields),
             ),
         )
 
@@ -721,62 +622,64 @@ class PostgresStore:
         offset: int = 0,
         message_only: bool = False,
     ) -> SearchResult:
-        """Return the total and the hits for free text, best first: PostgreSQL full-text
-        search (every word, the last a prefix), errors whose message holds every word
-        first; when no word matches, messages that hold `text` as a fragment (pg_trgm).
-        Highlights as SqliteStore.search gives them."""
-        query = _Query(text)
-        ids = self._selected(package, version) if query else []
+        """Return the total and the hits for the words of `text` over the fields of
+        errdex.rank (the message alone if `message_only`), found and ordered by its rule,
+        as SqliteStore.search; when no error holds the words, the messages that hold
+        `text` as a fragment of a word (pg_trgm), most alike first."""
+        words = rank.words(text)
+        ids = self._selected(package, version) if words else []
         if not ids:
             return SearchResult(total=0, hits=())
-        found = self._search_words(query, ids, exception, limit, offset, message_only)
+        found = self._search_words(words, ids, exception, limit, offset, message_only)
         if found.total == 0 and len(text.strip()) >= 3:
             return self._search_fragment(text.strip(), ids, exception, limit, offset)
         return found
 
     def _search_words(
         self,
-        query: _Query,
+        words: list[str],
         ids: list[int],
         exception: str | None,
         limit: int,
         offset: int,
         message_only: bool,
     ) -> SearchResult:
-        in_message = query.tsquery("A")
-        tsquery = in_message if message_only else query.tsquery()
-        sql = (
+        fields = rank.FIELDS[:1] if message_only else rank.FIELDS
+        query = search.every_word(words)
+        where = (
             " FROM members AS m JOIN records AS r ON r.id = m.record_id"
             " JOIN snapshots AS sn ON sn.id = m.snapshot_id"
-            " WHERE m.snapshot_id = ANY(%s) AND r.search @@ to_tsquery('simple', %s)"
+            f" WHERE m.snapshot_id = ANY(%s) AND r.{'t_message' if message_only else 'search'}"
+            " @@ %s::tsquery"
         )
-        params: list[Any] = [ids, tsquery]
+        params: list[Any] = [ids, query]
         if exception is not None:
-            sql += " AND %s IN (r.exc_name, r.exc_qualname, r.exc_short)"
+            where += " AND %s IN (r.exc_name, r.exc_qualname, r.exc_short)"
             params.append(exception)
-        total = int(self._read(f"SELECT count(*) {sql}", params)[0][0])
-        if total == 0 or offset >= total:
+        total = int(self._read(f"SELECT count(*) {where}", params)[0][0])
+        if total == 0 or offset >= total or limit <= 0:
             return SearchResult(total=total, hits=())
+        scores, score_params = [], []
+        for weight, field, term in rank.score_terms(words, fields):
+            scores.append(f"{weight} * (r.t_{field} @@ %s::tsquery)::int")
+            score_params.append(search.term(term))
+        texts = ", ".join(search.TEXTS[: len(fields)])
         rows = self._read(
-            f"SELECT {_RECORD_FIELDS}, ts_rank(r.search, to_tsquery('simple', %s)),"
-            " r.search @@ to_tsquery('simple', %s), r.message_text, r.title"
-            f"{sql} ORDER BY 8 DESC, 7 DESC, m.snapshot_id, m.ord LIMIT %s OFFSET %s",
-            [tsquery, in_message, *params, limit, offset],
+            f"SELECT {_RECORD_FIELDS}, {' + '.join(scores)} AS score,"
+            f" r.t_message @@ %s::tsquery AS in_message, {texts} {where}"
+            " ORDER BY in_message DESC, score DESC, length(coalesce(r.message_text, '')),"
+            " r.site_id, m.snapshot_id LIMIT %s OFFSET %s",
+            [*score_params, query, *params, limit, offset],
         )
-        hits = []
-        for row in rows:
-            record = _record(row)
-            rank, _, message, title = row[6:]
-            highlight = {"message": _highlight(message, query), "title": _highlight(title, query)}
-            if not message_only:
-                for key, value in (
-                    ("explanation", _explanation_text(record.site)),
-                    ("inputs", _inputs_text(record.site)),
-                ):
-                    if (snippet := _snippet(value, query)) is not None:
-                        highlight[key] = snippet
-            hits.append(SearchHit(record=record, score=round(float(rank), 4), highlight=highlight))
-        return SearchResult(total=total, hits=tuple(hits))
+        hits = tuple(
+            SearchHit(
+                record=_record(row),
+                score=float(row[6]),
+                highlight=search_highlight(words, tuple(row[8:])),
+            )
+            for row in rows
+        )
+        return SearchResult(total=total, hits=hits)
 
     def _search_fragment(
         self, fragment: str, ids: list[int], exception: str | None, limit: int, offset: int
@@ -787,16 +690,16 @@ class PostgresStore:
             " JOIN snapshots AS sn ON sn.id = m.snapshot_id"
             " WHERE m.snapshot_id = ANY(%s) AND r.message_text ILIKE %s"
         )
-        params: list[Any] = [ids, _like(fragment)]
+        params: list[Any] = [ids, search.like(fragment)]
         if exception is not None:
             sql += " AND %s IN (r.exc_name, r.exc_qualname, r.exc_short)"
             params.append(exception)
         total = int(self._read(f"SELECT count(*) {sql}", params)[0][0])
-        if total == 0 or offset >= total:
+        if total == 0 or offset >= total or limit <= 0:
             return SearchResult(total=total, hits=())
         rows = self._read(
             f"SELECT {_RECORD_FIELDS}, similarity(r.message_text, %s), r.message_text, r.title"
-            f"{sql} ORDER BY 7 DESC, m.snapshot_id, m.ord LIMIT %s OFFSET %s",
+            f"{sql} ORDER BY 7 DESC, r.site_id, m.snapshot_id LIMIT %s OFFSET %s",
             [fragment, *params, limit, offset],
         )
         hits = tuple(
@@ -804,13 +707,26 @@ class PostgresStore:
                 record=_record(row),
                 score=round(float(row[6]), 4),
                 highlight={
-                    "message": _fragment_highlight(row[7], fragment),
-                    "title": _fragment_highlight(row[8], fragment),
+                    "message": search.fragment_marks(row[7], fragment),
+                    "title": search.fragment_marks(row[8], fragment),
                 },
             )
             for row in rows
         )
         return SearchResult(total=total, hits=hits)
+
+    def search_fields(self) -> list[tuple[str, str, str, int, tuple[str | None, ...]]]:
+        """(id, package, version, line, the rank.FIELDS values) of every error that
+        search covers by default (the newest version of each package)."""
+        ids = self._selected(None, None)
+        rows = self._read(
+            f"SELECT r.site_id, sn.package, sn.version, r.line, {', '.join(search.TEXTS)}"
+            " FROM members AS m JOIN records AS r ON r.id = m.record_id"
+            " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE m.snapshot_id = ANY(%s)"
+            " ORDER BY sn.package, r.file, r.line, r.site_id",
+            [ids],
+        )
+        return [(r[0], r[1], r[2], r[3], tuple(r[4:])) for r in rows]
 
     # -- the match index --------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from errdex.model import (
 )
 from errdex.names import canonical as canonicalize_name
 from errdex.store import _match_index
-from errdex.store._common import chosen_snapshots, sort_versions, version_key
+from errdex.store._common import chosen_snapshots, search_highlight, sort_versions, version_key
 from errdex.store._schema import MIGRATIONS, SCHEMA_VERSION, full_schema
 
 T = TypeVar("T")
@@ -176,21 +176,6 @@ _FTS_ROWIDS = "SELECT rowid FROM sites_fts WHERE sites_fts MATCH ?"
 def _fts_term(column: str, query: rank.Term) -> str:
     word, prefix = query
     return f'{column} : "{word}"' + ("*" if prefix else "")
-
-
-def _highlight(words: list[str], fields: tuple[str | None, ...]) -> dict[str, Any]:
-    """A hit's highlight: message and title whole, snippet fields when a word is in them
-    (`fields` in rank.FIELDS order; the message alone for a message-only search)."""
-    text = dict(zip(rank.FIELDS, fields, strict=False))
-    text = {key: text.get(key) for key in rank.FIELDS}
-    out: dict[str, Any] = {
-        key: None if text[key] is None else rank.marks(words, text[key] or "")
-        for key in ("message", "title")
-    }
-    for key in rank.SNIPPET_FIELDS:
-        if rank.matched(words, text[key]):
-            out[key] = rank.marks(words, rank.snippet(text[key] or ""))
-    return out
 
 
 def _add_records(
@@ -831,7 +816,7 @@ class SqliteStore:
             SearchHit(
                 record=_record(_record_text(full[rowid, snapshot_id])),
                 score=float(score),
-                highlight=_highlight(words, tuple(full[rowid, snapshot_id][6:])),
+                highlight=search_highlight(words, tuple(full[rowid, snapshot_id][6:])),
             )
             for rowid, score, _, snapshot_id in order
         )

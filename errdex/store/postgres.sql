@@ -71,8 +71,17 @@ CREATE TABLE records (
     base TEXT NOT NULL,
     exc_bases TEXT NOT NULL,
     holes TEXT,
-    -- full-text search: weight A the message, B the title, C exception and inputs,
-    -- D the explanation, function and file
+    -- search (see _postgres_search.py): the texts of the fields of errdex.rank that
+    -- have no column above, each field's words, and all of them (indexed)
+    f_solutions TEXT,
+    f_inputs TEXT,
+    t_message TSVECTOR NOT NULL,
+    t_title TSVECTOR NOT NULL,
+    t_solutions TSVECTOR NOT NULL,
+    t_inputs TSVECTOR NOT NULL,
+    t_exception TSVECTOR NOT NULL,
+    t_function TSVECTOR NOT NULL,
+    t_file TSVECTOR NOT NULL,
     search TSVECTOR NOT NULL
 );
 CREATE INDEX records_site_id ON records (site_id);
