@@ -5,6 +5,7 @@
 # the same.
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -118,6 +119,11 @@ def site_body_text(site: ErrorSite) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
+_LOCATION = '"location":{'
+_REPORT = ',"report_issue_url":null'
+_DECODER = json.JSONDecoder()
+
+
 def shared_record_text(
     body: str,
     package: str,
@@ -128,19 +134,27 @@ def shared_record_text(
 ) -> str:
     """The JSON text `site_to_json` makes (as `dumps` writes it, without the newline) of
     a body from `site_body_text`, as indexed in the snapshot named by the other fields
-    (`report_issue_url`: the site's explanation's, in that snapshot)."""
-    data = json.loads(body)
-    if "report_issue_url" in data:
-        data["report_issue_url"] = report_issue_url
-    loc = data["location"]
-    loc["url"] = source_url(repo_url, commit, loc["file"], loc["line"])
-    out: JSON = {
-        "id": data.pop("id"),
-        "package": {"name": package, "version": version},
-        "repo": {"url": repo_url, "commit": commit},
-        **data,
-    }
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+    (`report_issue_url`: the site's explanation's, in that snapshot).
+
+    Spliced, not parsed whole: the body's text is `dumps`' own, so the snapshot's fields
+    go after the id (16 hex digits, the first key), the pinned link at the end of the
+    first "location" object (the site's own: keys are codec's, and no string holds an
+    unescaped quote), the report link in place of its null."""
+    dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+    head, _, rest = body.partition(",")
+    start = rest.index(_LOCATION) + len(_LOCATION) - 1
+    location, end = _DECODER.raw_decode(rest, start)
+    location["url"] = source_url(repo_url, commit, location["file"], location["line"])
+    tail = rest[end:]
+    if report_issue_url is not None:
+        tail = tail.replace(_REPORT, ',"report_issue_url":' + dump(report_issue_url), 1)
+    snapshot = (
+        dump({"name": package, "version": version}),
+        dump({"url": repo_url, "commit": commit}),
+    )
+    return (
+        f'{head},"package":{snapshot[0]},"repo":{snapshot[1]},{rest[:start]}{dump(location)}{tail}'
+    )
 
 
 def record_to_json(record: Record) -> JSON:

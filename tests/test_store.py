@@ -535,3 +535,25 @@ def test_seven_thousand_records_write_fast(store: Store) -> None:
     sites = [site(f"{i:016x}", file=f"pkg/m{i % 300}.py", line=i) for i in range(7000)]
     store.write_snapshot(snapshot, sites, files=300, skipped=[], tree_hash="h", extractor="x")
     assert store.count() == 7000  # how fast: benchmarks/, not a timed test
+
+
+@pytest.mark.network
+def test_a_shared_record_reads_as_codec_writes_it(vllm_db: Store) -> None:
+    """Every real vllm record, its body spliced back with its snapshot's fields, is the
+    text codec writes for it, byte for byte (explanations, links and all)."""
+    from errdex.codec import shared_record_text, site_body_text
+
+    count = 0
+    for record in vllm_db.iter_records():
+        snapshot = Snapshot(package=record.package, version=record.version, root=Path("/"),
+                            source="", repo_url=record.repo_url, commit=record.commit)  # fmt: skip
+        report = (
+            None if record.site.explanation is None else record.site.explanation.report_issue_url
+        )
+        spliced = shared_record_text(
+            site_body_text(record.site), record.package, record.version, record.repo_url,
+            record.commit, report,
+        )  # fmt: skip
+        assert spliced == dumps(site_to_json(record.site, snapshot)).rstrip("\n"), record.id
+        count += 1
+    assert count > 6000
