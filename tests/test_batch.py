@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,16 +53,12 @@ def test_a_list_file_and_the_shipped_ranking(tmp_path: Path) -> None:
 
 
 @pytest.mark.network
-def test_since_a_date_is_every_release_from_then() -> None:
-    listing = plan("pypi-top:1", top_list=_ranking(["six"]), since="2020-01-01")
+def test_since_a_date_is_every_release_from_then(tmp_path: Path) -> None:
+    ranking = tmp_path / "ranking.txt"
+    ranking.write_text("six\n")
+    listing = plan("pypi-top:1", top_list=ranking, since="2020-01-01")
     assert "pypi:six==1.16.0" in listing and "pypi:six==1.17.0" in listing
     assert "pypi:six==1.12.0" not in listing  # December 2018
-
-
-def _ranking(names: list[str]) -> Path:
-    path = Path(tempfile.mkdtemp(prefix="errdex-ranking-")) / "ranking.txt"
-    path.write_text("\n".join(names) + "\n")
-    return path
 
 
 # -- on a real cluster ------------------------------------------------------------------
@@ -101,6 +98,7 @@ def ray_cluster() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(head.pid, signal.SIGKILL)
             head.wait(30)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_batch_completes_resumes_after_a_kill_and_reports_failures(
