@@ -25,7 +25,12 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # pytest's exit 5 (no test collected) fails unless NO_TESTS_OK is set, as .ci/run sets it.
+# The PostgreSQL half of the store tests runs a throwaway cluster when the server binaries
+# are here (tests/postgres.py); when they are not, this says so before the tests start.
 test: lint
+	@$(BIN)/python -c "from tests.postgres import why_not; w = why_not(); \
+	  print('PostgreSQL half of the tests: ' + ('runs, on a throwaway cluster' if w is None \
+	  else 'SKIPPED: ' + w))"
 	$(BIN)/python -m pytest -n 2 -q || { rc=$$?; \
 	  if [ $$rc -eq 5 ] && [ -n "$(NO_TESTS_OK)" ]; then echo "pytest collected no tests"; \
 	  else exit $$rc; fi; }

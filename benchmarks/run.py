@@ -20,6 +20,7 @@ BENCHMARKS = [
     "bench_cli",
     "bench_load",
     "bench_hook",
+    "bench_scale",
 ]
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 # the same.
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -100,6 +101,62 @@ def _pos_to_json(pos: SourcePos | None) -> JSON | None:
 def site_to_json(site: ErrorSite, snapshot: Snapshot) -> JSON:
     """Return the contract's JSON object of `site` as indexed in `snapshot`."""
     return _site_json(site, snapshot.package, snapshot.version, snapshot.repo_url, snapshot.commit)
+
+
+# A record shared by the versions that have it unchanged is stored once, as its body:
+# the contract's object without what only the snapshot says (package, repo, the pinned
+# link, and the report link, whose text names the version: the store keeps it per
+# snapshot). `shared_record_text` puts those back, in the contract's order of keys.
+_SNAPSHOT_KEYS = ("package", "repo")
+
+
+def site_body_text(site: ErrorSite) -> str:
+    """The JSON text of `site` without its snapshot's fields (see `shared_record_text`)."""
+    data = _site_json(site, "", "", None, None)
+    for key in _SNAPSHOT_KEYS:
+        del data[key]
+    del data["location"]["url"]
+    if "report_issue_url" in data:
+        data["report_issue_url"] = None  # kept in place, filled in by shared_record_text
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+_LOCATION = '"location":{'
+_REPORT = ',"report_issue_url":null'
+_DECODER = json.JSONDecoder()
+
+
+def shared_record_text(
+    body: str,
+    package: str,
+    version: str,
+    repo_url: str | None,
+    commit: str | None,
+    report_issue_url: str | None = None,
+) -> str:
+    """The JSON text `site_to_json` makes (as `dumps` writes it, without the newline) of
+    a body from `site_body_text`, as indexed in the snapshot named by the other fields
+    (`report_issue_url`: the site's explanation's, in that snapshot).
+
+    Spliced, not parsed whole: the body's text is `dumps`' own, so the snapshot's fields
+    go after the id (16 hex digits, the first key), the pinned link at the end of the
+    first "location" object (the site's own: keys are codec's, and no string holds an
+    unescaped quote), the report link in place of its null."""
+    dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+    head, _, rest = body.partition(",")
+    start = rest.index(_LOCATION) + len(_LOCATION) - 1
+    location, end = _DECODER.raw_decode(rest, start)
+    location["url"] = source_url(repo_url, commit, location["file"], location["line"])
+    tail = rest[end:]
+    if report_issue_url is not None:
+        tail = tail.replace(_REPORT, ',"report_issue_url":' + dump(report_issue_url), 1)
+    snapshot = (
+        dump({"name": package, "version": version}),
+        dump({"url": repo_url, "commit": commit}),
+    )
+    return (
+        f'{head},"package":{snapshot[0]},"repo":{snapshot[1]},{rest[:start]}{dump(location)}{tail}'
+    )
 
 
 def record_to_json(record: Record) -> JSON:

@@ -86,7 +86,7 @@ class StoreError(ErrdexError):
 class NoDatabase(StoreError):
     """A command that only reads found no database at `path` (and made none)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         super().__init__(f"there is no errdex database at {path}")
         self.path = path
 

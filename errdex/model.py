@@ -346,6 +346,16 @@ class StoredSnapshot:
 
 
 @dataclass(frozen=True, kw_only=True)
+class IndexFailure:
+    """A source `errdex index-many` could not index: why, after how many attempts."""
+
+    source: str
+    reason: str
+    attempts: int
+    failed_at: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class Segment:
     """A piece of highlighted text: `match` when it is one of the words searched for."""
 

@@ -227,3 +227,46 @@ def browser() -> Iterator[Browser]:
         )
         yield chromium
         chromium.close()
+
+
+# -- the two backends: SQLite always, PostgreSQL when the machine can run a server ----
+
+
+def pytest_report_header() -> str:
+    from tests import postgres
+
+    why = postgres.why_not()
+    return "PostgreSQL half: " + (
+        "runs (a throwaway cluster)" if why is None else f"SKIPPED: {why}"
+    )
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of this session's throwaway PostgreSQL server (skips when there is none)."""
+    from tests import postgres
+
+    why = postgres.why_not()
+    if why is not None:
+        pytest.skip(f"PostgreSQL half skipped: {why}")
+    with postgres.cluster() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_db(postgres_server: str) -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database, dropped after the test."""
+    from tests import postgres
+
+    with postgres.database(postgres_server) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's database lives, once for each backend: a SQLite file in tmp, or a
+    new database on the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "errdex.sqlite")
+    url: str = request.getfixturevalue("postgres_db")
+    return url

@@ -38,7 +38,7 @@ STAGES = [
     {"errdex.extract"},
     {"errdex.explain"},
     {"errdex.store"},
-    {"errdex.index"},
+    {"errdex.index", "errdex.batch"},
     {"errdex.match", "errdex.history", "errdex.enrich"},
     {"errdex.web"},
     {"errdex.cli", "errdex.hook", "errdex.__main__"},

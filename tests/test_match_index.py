@@ -1,7 +1,8 @@
 # The match index in the store: written in the same transaction as its snapshot and
 # gone with it, whole after a writer is killed, picked up by a running server, and the
-# same answers from the CLI, the API and errdex.lookup. Real SQLite files, real
-# processes, a real server on loopback.
+# same answers from the CLI, the API and errdex.lookup. Real SQLite files and a real
+# PostgreSQL server (each test taking `db_location` runs on both), real processes, a
+# real server on loopback.
 from __future__ import annotations
 
 import json
@@ -56,24 +57,38 @@ def index_tree(store: Store, root: Path, files: dict[str, str]) -> None:
     index_source(str(root), store, use_cache=False)
 
 
-def consistent(path: Path) -> None:
-    """The match index agrees with the sites it indexes: no orphan, no lost count."""
-    with sqlite3.connect(path) as raw:
-        used = raw.execute(
-            "SELECT count(DISTINCT template_id) FROM sites WHERE template_id IS NOT NULL"
-        ).fetchone()[0]
-        assert raw.execute("SELECT count(*) FROM templates").fetchone()[0] == used
-        postings = raw.execute("SELECT count(*) FROM template_keys").fetchone()[0]
-        assert raw.execute("SELECT coalesce(sum(df), 0) FROM key_counts").fetchone()[0] == postings
-        orphans = raw.execute(
-            "SELECT count(*) FROM template_keys WHERE template_id NOT IN (SELECT id FROM templates)"
-        ).fetchone()[0]
-        assert orphans == 0
+def consistent(location: str) -> None:
+    """The match index agrees with the sites it indexes: no orphan, no lost count, no
+    record that no snapshot has."""
+    postgres = location.startswith("postgresql://")
+    sites = "records" if postgres else "sites"
+    checks = {
+        f"SELECT count(DISTINCT template_id) FROM {sites} WHERE template_id IS NOT NULL":
+            "SELECT count(*) FROM templates",
+        "SELECT count(*) FROM template_keys": "SELECT coalesce(sum(df), 0) FROM key_counts",
+        "SELECT count(*) FROM template_keys WHERE template_id NOT IN (SELECT id FROM templates)":
+            "SELECT 0",
+    }  # fmt: skip
+    checks["SELECT count(*) FROM records WHERE id NOT IN (SELECT record_id FROM members)"] = (
+        "SELECT 0"
+    )
+    if postgres:
+        import psycopg
+
+        with psycopg.connect(location) as conn:
+            for left, right in checks.items():
+                assert conn.execute(left).fetchone() == conn.execute(right).fetchone(), left
+        return
+    with sqlite3.connect(location) as raw:
+        for left, right in checks.items():
+            assert raw.execute(left).fetchone() == raw.execute(right).fetchone(), left
     raw.close()
 
 
-def test_the_index_is_written_with_its_snapshot_and_gone_with_it(tmp_path: Path) -> None:
-    db = tmp_path / "errdex.sqlite"
+def test_the_index_is_written_with_its_snapshot_and_gone_with_it(
+    tmp_path: Path, db_location: str
+) -> None:
+    db = db_location
     with open_store(db) as store:
         index_tree(store, tmp_path / "pkg", FIRST)
         assert store.template_count() == 2
@@ -128,8 +143,10 @@ store.write_snapshot(
 """
 
 
-def test_a_writer_killed_mid_snapshot_leaves_the_index_whole(tmp_path: Path) -> None:
-    db = tmp_path / "errdex.sqlite"
+def test_a_writer_killed_mid_snapshot_leaves_the_index_whole(
+    tmp_path: Path, db_location: str
+) -> None:
+    db = db_location
     with open_store(db) as store:
         index_tree(store, tmp_path / "pkg", FIRST)
     many = {
@@ -166,8 +183,8 @@ def test_a_writer_killed_mid_snapshot_leaves_the_index_whole(tmp_path: Path) -> 
         assert store.key_counts({"is unknown"}) == {}
 
 
-def test_a_running_server_picks_up_a_new_snapshot(tmp_path: Path) -> None:
-    db = tmp_path / "errdex.sqlite"
+def test_a_running_server_picks_up_a_new_snapshot(tmp_path: Path, db_location: str) -> None:
+    db = db_location
     seen = "PermissionError: port 80 on example.org needs root privileges here"
     with open_store(db) as store:
         index_tree(store, tmp_path / "pkg", FIRST)
@@ -199,8 +216,8 @@ MESSAGES = [
 ]
 
 
-def test_cli_api_and_lookup_give_the_same_answers(tmp_path: Path) -> None:
-    db = tmp_path / "errdex.sqlite"
+def test_cli_api_and_lookup_give_the_same_answers(tmp_path: Path, db_location: str) -> None:
+    db = db_location
     with open_store(db) as store:
         index_tree(store, tmp_path / "pkg", FIRST)
         index_tree(store, tmp_path / "other", OTHER)
@@ -225,8 +242,8 @@ def test_cli_api_and_lookup_give_the_same_answers(tmp_path: Path) -> None:
     assert sum(bool(a["matches"]) for a in api) == 4
 
 
-def test_lookup_takes_the_exception_itself(tmp_path: Path) -> None:
-    db = tmp_path / "errdex.sqlite"
+def test_lookup_takes_the_exception_itself(tmp_path: Path, db_location: str) -> None:
+    db = db_location
     with open_store(db) as store:
         index_tree(store, tmp_path / "pkg", FIRST)
     try:
@@ -311,13 +328,15 @@ with open_store(db) as store:
 """
 
 
-def snapshot_tags(db: Path) -> set[str]:
+def snapshot_tags(db: str) -> set[str]:
     with open_store(db, create=False) as store:
         return {r.site.message.text.split()[0] for r in store.list_records() if r.site.message}
 
 
-def test_readers_during_writes_see_the_old_or_the_new_snapshot(tmp_path: Path) -> None:
-    db = tmp_path / "errdex.sqlite"
+def test_readers_during_writes_see_the_old_or_the_new_snapshot(
+    tmp_path: Path, db_location: str
+) -> None:
+    db = db_location
     old, new = tree(tmp_path / "a", "old", 40), tree(tmp_path / "b", "new", 60)
     with open_store(db) as store:
         index_source(str(old), store, use_cache=False)
@@ -344,8 +363,10 @@ def test_readers_during_writes_see_the_old_or_the_new_snapshot(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.15, 0.3, 0.6, 1.0])
-def test_kill_9_at_any_point_leaves_one_whole_snapshot(tmp_path: Path, delay: float) -> None:
-    db = tmp_path / "errdex.sqlite"
+def test_kill_9_at_any_point_leaves_one_whole_snapshot(
+    tmp_path: Path, db_location: str, delay: float
+) -> None:
+    db = db_location
     old, new = tree(tmp_path / "a", "old", 40), tree(tmp_path / "b", "new", 300)
     with open_store(db) as store:
         index_source(str(old), store, use_cache=False)

@@ -1,7 +1,9 @@
-# The store against real SQLite files: sites go in as the indexer writes them and come
+# The store against real SQLite files and a real PostgreSQL server (each test that takes
+# `store` or `db_location` runs on both): sites go in as the indexer writes them and come
 # back out as typed records that say exactly the same.
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -10,14 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from errdex.codec import record_to_json, site_to_json
-from errdex.errors import AmbiguousMessage, ErrorNotFound, StoreError
+from errdex.codec import dumps, record_to_json, site_to_json
+from errdex.errors import AmbiguousMessage, ErrorNotFound, NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
     ExceptionRef,
+    Explanation,
     Guard,
     Hole,
+    IndexFailure,
     Location,
     Message,
     Record,
@@ -90,9 +94,24 @@ def ids(records: list[Record]) -> list[str]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with open_store(tmp_path / "errdex.sqlite") as s:
+def store(db_location: str) -> Iterator[Store]:
+    with open_store(db_location) as s:
         yield s
+
+
+def raw_count(location: str, table: str) -> int:
+    """How many rows `table` of the database at `location` has, read without errdex."""
+    if location.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(location) as conn:
+            row = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+    else:
+        with sqlite3.connect(location) as raw:
+            row = raw.execute(f"SELECT count(*) FROM {table}").fetchone()
+        raw.close()
+    assert row is not None
+    return int(row[0])
 
 
 SITES = [
@@ -124,6 +143,9 @@ def test_round_trip(store: Store) -> None:
         assert json_form.pop("versions") == ["1.0.0"]
         assert json_form == site_to_json(original, snapshot)
     assert store.get("f" * 16) is None
+    texts = {json.loads(text)["id"]: text for text in store.iter_records_json()}
+    for original in SITES:  # the same bytes as codec writes, field order and all
+        assert texts[original.id] == dumps(site_to_json(original, snapshot)).rstrip("\n")
     assert store.snapshot_state("pkg", "1.0.0") == ("h1", "x1")
     assert store.snapshot_state("pkg", "2.0.0") is None
     [row] = store.snapshots()
@@ -142,7 +164,14 @@ def test_round_trip(store: Store) -> None:
     )
 
 
-def test_reopen_keeps_data(tmp_path: Path) -> None:
+def test_reopen_keeps_data(db_location: str) -> None:
+    with open_store(db_location) as store:
+        write(store, snap(), SITES)
+    with open_store(db_location, create=False) as store:
+        assert store.count() == 5
+
+
+def test_a_new_sqlite_file_gets_its_folders(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "errdex.sqlite"
     with open_store(path) as store:
         write(store, snap(), SITES)
@@ -150,7 +179,7 @@ def test_reopen_keeps_data(tmp_path: Path) -> None:
         assert store.count() == 5
 
 
-def test_rewrite_replaces_the_snapshot(store: Store, tmp_path: Path) -> None:
+def test_rewrite_replaces_the_snapshot(store: Store, db_location: str) -> None:
     write(store, snap(), SITES)
     write(store, snap(), [site("f" * 16)], tree_hash="h2")
 
@@ -158,8 +187,11 @@ def test_rewrite_replaces_the_snapshot(store: Store, tmp_path: Path) -> None:
     assert store.get("a" * 16) is None
     assert store.snapshot_state("pkg", "1.0.0") == ("h2", "x1")
     assert [s.sites for s in store.snapshots()] == [1]
-    with sqlite3.connect(tmp_path / "errdex.sqlite") as raw:  # the search index follows
-        assert raw.execute("SELECT count(*) FROM sites_fts").fetchone() == (1,)
+    # the records and the search index follow (PostgreSQL's is on the records)
+    assert raw_count(db_location, "records") == 1
+    if not db_location.startswith("postgresql://"):
+        assert raw_count(db_location, "sites_fts") == 1
+    assert store.search("bad value").total == 1
 
 
 @pytest.mark.parametrize("interrupt", [KeyboardInterrupt, RuntimeError])
@@ -263,6 +295,8 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         version = raw.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         assert version == (str(SCHEMA_VERSION),)
         assert raw.execute("SELECT count(*) FROM templates").fetchone() == (2,)
+        assert raw.execute("SELECT count(*) FROM records").fetchone() == (5,)
+        assert raw.execute("SELECT count(*) FROM sites_fts").fetchone() == (5,)
     raw.close()
 
 
@@ -388,9 +422,84 @@ def test_database_from_a_newer_errdex(tmp_path: Path) -> None:
         open_store(path)
 
 
-def test_postgresql_is_not_there_yet() -> None:
-    with pytest.raises(StoreError, match="PostgreSQL support is not installed yet"):
-        open_store("postgresql://user:secret@db.example/errdex")
+def test_a_postgresql_server_that_does_not_answer(postgres_server: str) -> None:
+    port = int(postgres_server.rsplit(":", 1)[1]) + 1  # nothing listens next to it, say
+    url = f"postgresql://someone:secret@127.0.0.1:{port}/errdex?connect_timeout=2"
+    with pytest.raises(StoreError, match=r"cannot connect to the PostgreSQL database") as caught:
+        open_store(url)
+    assert "secret" not in str(caught.value)  # the password stays out of messages
+
+
+def test_a_postgresql_database_without_errdex(postgres_db: str) -> None:
+    import psycopg
+
+    with pytest.raises(NoDatabase, match="there is no errdex database at postgresql://"):
+        open_store(postgres_db, create=False)
+    with psycopg.connect(postgres_db, autocommit=True) as raw:
+        raw.execute("CREATE TABLE customers (name TEXT)")
+    with pytest.raises(StoreError, match=r"is not an errdex database: .*\(tables: customers\)"):
+        open_store(postgres_db)
+
+
+def test_a_postgresql_database_from_a_newer_errdex(postgres_db: str) -> None:
+    import psycopg
+
+    open_store(postgres_db).close()
+    with psycopg.connect(postgres_db, autocommit=True) as raw:
+        raw.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="newer errdex \\(schema version 99"):
+        open_store(postgres_db)
+
+
+def test_failures_are_kept_until_the_source_is_indexed(store: Store) -> None:
+    failure = IndexFailure(source="pypi:nope==1", reason="no such package", attempts=3,
+                           failed_at="2026-12-01T00:00:00+00:00")  # fmt: skip
+    store.record_failure(failure)
+    store.record_failure(dataclasses.replace(failure, reason="still missing", attempts=1))
+    assert store.failures() == [dataclasses.replace(failure, reason="still missing", attempts=1)]
+    store.clear_failure("pypi:nope==1")
+    assert store.failures() == []
+
+
+def test_records_versions_share_are_stored_once(store: Store, db_location: str) -> None:
+    write(store, snap("1.0.0"), SITES)
+    write(store, snap("1.1.0"), [*SITES[:4], site("f" * 16)])  # one error changed
+    assert [r.version for r in store.iter_records(version="*")].count("1.1.0") == 5
+    record = store.get("a" * 16)
+    assert record is not None and record.versions == ("1.0.0", "1.1.0")
+    assert record_to_json(dataclasses.replace(record, versions=())) == site_to_json(
+        SITES[0], snap("1.1.0")
+    )
+    assert raw_count(db_location, "records") == 6  # five shared, one new
+    assert raw_count(db_location, "members") == 10
+    # a report link names its version: kept per version, the rest still shared
+    explained = [
+        dataclasses.replace(
+            s,
+            explanation=Explanation(
+                title="Bad value",
+                what_it_means="m",
+                when_it_happens="w",
+                report_issue_url=f"https://github.com/example/pkg/issues/new?body={version}",
+            ),
+        )
+        for version in ("1.2.0", "1.3.0")
+        for s in SITES[:1]
+    ]
+    write(store, snap("1.2.0"), explained[:1])
+    write(store, snap("1.3.0"), explained[1:])
+    assert raw_count(db_location, "records") == 7  # one more body for both versions
+    for version, original in (("1.2.0", explained[0]), ("1.3.0", explained[1])):
+        record = store.get("a" * 16, version=version)
+        assert record is not None and record.site == original
+        assert record_to_json(dataclasses.replace(record, versions=())) == site_to_json(
+            original, snap(version)
+        )
+    write(store, snap("1.2.0"), [])
+    write(store, snap("1.3.0"), [])
+    write(store, snap("1.0.0"), [])  # the old version emptied: its own record goes
+    assert raw_count(db_location, "records") == 5
+    assert store.search("bad value", version="1.1.0").total == 4  # shared rows still found
 
 
 def test_default_location_follows_errdex_db(
@@ -402,21 +511,21 @@ def test_default_location_follows_errdex_db(
     assert (tmp_path / "env.sqlite").exists()
 
 
-def test_closed_store_says_so(tmp_path: Path) -> None:
-    store = open_store(tmp_path / "errdex.sqlite")
+def test_closed_store_says_so(db_location: str) -> None:
+    store = open_store(db_location)
     store.close()
     with pytest.raises(StoreError, match="is closed"):
         store.count()
 
 
-def test_shared_across_threads_and_connections(store: Store, tmp_path: Path) -> None:
+def test_shared_across_threads_and_connections(store: Store, db_location: str) -> None:
     write(store, snap(), SITES)
     seen: list[int] = []
     worker = threading.Thread(target=lambda: seen.append(store.count()))
     worker.start()
     worker.join()
     assert seen == [5]
-    with open_store(tmp_path / "errdex.sqlite") as second:  # another "process"
+    with open_store(db_location) as second:  # another "process"
         write(second, snap("2.0"), SITES[:1])
     assert store.count(version="*") == 6
 
@@ -426,3 +535,25 @@ def test_seven_thousand_records_write_fast(store: Store) -> None:
     sites = [site(f"{i:016x}", file=f"pkg/m{i % 300}.py", line=i) for i in range(7000)]
     store.write_snapshot(snapshot, sites, files=300, skipped=[], tree_hash="h", extractor="x")
     assert store.count() == 7000  # how fast: benchmarks/, not a timed test
+
+
+@pytest.mark.network
+def test_a_shared_record_reads_as_codec_writes_it(vllm_db: Store) -> None:
+    """Every real vllm record, its body spliced back with its snapshot's fields, is the
+    text codec writes for it, byte for byte (explanations, links and all)."""
+    from errdex.codec import shared_record_text, site_body_text
+
+    count = 0
+    for record in vllm_db.iter_records():
+        snapshot = Snapshot(package=record.package, version=record.version, root=Path("/"),
+                            source="", repo_url=record.repo_url, commit=record.commit)  # fmt: skip
+        report = (
+            None if record.site.explanation is None else record.site.explanation.report_issue_url
+        )
+        spliced = shared_record_text(
+            site_body_text(record.site), record.package, record.version, record.repo_url,
+            record.commit, report,
+        )  # fmt: skip
+        assert spliced == dumps(site_to_json(record.site, snapshot)).rstrip("\n"), record.id
+        count += 1
+    assert count > 6000

@@ -74,8 +74,9 @@ REPO = "https://github.com/example/evil"
 COMMIT = "0123abc"
 
 
-def index_evil(root: Path, db: Path) -> Store:
-    """Index EVIL_FILES (as package "evil" 1.0 of REPO at COMMIT) into the SQLite file `db`."""
+def index_evil(root: Path, db: Path | str) -> Store:
+    """Index EVIL_FILES (as package "evil" 1.0 of REPO at COMMIT) into the database at `db`
+    (a SQLite file, or a PostgreSQL URL)."""
     tree = write_tree(root, EVIL_FILES)
     snapshot = Snapshot(
         package="evil",

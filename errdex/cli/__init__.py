@@ -20,6 +20,7 @@ __all__ = ["app", "main"]
 # `errdex match` pays for nothing of `errdex serve`.
 COMMANDS = {
     "index": ("errdex.cli.index", "index"),
+    "index-many": ("errdex.cli.batch", "index_many"),
     "list": ("errdex.cli.lookup", "list_errors"),
     "show": ("errdex.cli.lookup", "show"),
     "diff": ("errdex.cli.versions", "diff"),

@@ -158,8 +158,9 @@ def argument(name: str, help: str, **attrs: Any) -> Callable[[F], F]:
 def db_option(f: F) -> F:
     return click.option(
         "--db",
-        type=click.Path(path_type=Path),
-        help="SQLite file to use (default: $ERRDEX_DB, else the user data dir).",
+        metavar="PATH|URL",
+        help="SQLite file or postgresql:// URL to use (default: $ERRDEX_DB, else a SQLite"
+        " file in the user data dir).",
     )(f)
 
 
@@ -217,7 +218,7 @@ def write_json_text_array(texts: Iterable[str]) -> None:
     sys.stdout.flush()
 
 
-def store_at(db: Path | None, *, create: bool = False) -> Store:
+def store_at(db: str | Path | None, *, create: bool = False) -> Store:
     """The store of --db (else $ERRDEX_DB, else the default); only `errdex index` makes
     one that does not exist."""
     from errdex.store import open_store

@@ -9,7 +9,7 @@ import click
 
 from errdex.cli.console import HelpCommand, advice, argument, db_option, err, escape, fail, out
 from errdex.errors import AmbiguousMessage, ErrdexError, ErrorNotFound
-from errdex.store import Store, default_location, find_error, open_store
+from errdex.store import Store, default_location, find_error, is_postgres, open_store
 
 
 def error_url(store: Store, target: str, base: str) -> str | None:
@@ -60,7 +60,8 @@ def serve(
         store.close()
     # Each worker process loads the app by name and opens the database that $ERRDEX_DB
     # names: the one just opened, by its absolute path.
-    os.environ["ERRDEX_DB"] = str(Path(default_location() if db is None else db).resolve())
+    location = str(default_location() if db is None else db)
+    os.environ["ERRDEX_DB"] = location if is_postgres(location) else str(Path(location).resolve())
     uvicorn.run(
         "errdex.web.app:app_from_env",
         factory=True,

@@ -371,3 +371,21 @@ def _stream(release: Release, out: Any, digest: Any, progress: Progress | None) 
         raise NetworkError(
             f"cannot download {release.url}: {exc or type(exc).__name__}; check your network"
         ) from exc
+
+
+def releases_since(name: str, since: str) -> list[str]:
+    """Stable versions of `name` first uploaded on or after the ISO date `since`, oldest
+    first (a release's date is that of its earliest file).
+
+    Raises NotFoundError for an unknown package and NetworkError when the index fails.
+    """
+    files = list_files(name)
+    first: dict[str, str] = {}
+    for entry in files:
+        found = _file_version(name, entry["filename"])
+        upload = entry.get("upload-time")
+        if found is None or not isinstance(upload, str):
+            continue
+        version = str(found[0])
+        first[version] = min(first.get(version, upload), upload)
+    return [v for v in release_versions(name, files) if first.get(v, "") >= since]

@@ -15,6 +15,7 @@ from errdex.model import (
     Enrichment,
     ErrorSite,
     IndexedSite,
+    IndexFailure,
     Record,
     SearchResult,
     SkippedFile,
@@ -22,7 +23,8 @@ from errdex.model import (
     StoredSnapshot,
 )
 from errdex.store._common import default_location, sort_versions, version_key
-from errdex.store._sqlite import SCHEMA_VERSION, SqliteStore
+from errdex.store._schema import SCHEMA_VERSION
+from errdex.store._sqlite import SqliteStore
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -30,6 +32,7 @@ __all__ = [
     "Store",
     "default_location",
     "find_error",
+    "is_postgres",
     "open_store",
     "sort_versions",
     "version_key",
@@ -192,6 +195,20 @@ class Store(Protocol):
         """Keep a model note, replacing the same model's earlier note on the same id."""
         ...
 
+    # The failures of `errdex index-many`, kept so that a resumed batch still says why.
+
+    def record_failure(self, failure: IndexFailure) -> None:
+        """Keep why `failure.source` could not be indexed, replacing an earlier reason."""
+        ...
+
+    def clear_failure(self, source: str) -> None:
+        """Forget the failure of `source` (it has been indexed since)."""
+        ...
+
+    def failures(self) -> list[IndexFailure]:
+        """Every recorded failure, by source."""
+        ...
+
     def close(self) -> None: ...
 
     def __enter__(self) -> Self: ...
@@ -204,21 +221,30 @@ class Store(Protocol):
     ) -> None: ...
 
 
+def is_postgres(location: str | Path) -> bool:
+    """Whether `location` names a PostgreSQL database (a postgresql:// URL)."""
+    return isinstance(location, str) and location.startswith(_POSTGRES_SCHEMES)
+
+
 def open_store(path_or_url: str | Path | None = None, *, create: bool = True) -> Store:
-    """Return the store at `path_or_url`: a SQLite file path, or None for $ERRDEX_DB,
-    else errdex.sqlite in the user data directory. A reader passes `create=False`, so
-    that a mistyped path is an error rather than a new empty database.
+    """Return the store at `path_or_url`: a SQLite file path or a postgresql:// URL, or
+    None for $ERRDEX_DB, else errdex.sqlite in the user data directory. A reader passes
+    `create=False`, so that a mistyped location is an error rather than a new empty
+    database.
 
     Raises NoDatabase when there is none and `create` is false; StoreError if the
-    database cannot be opened, is not an errdex database or is too new, and for
-    PostgreSQL URLs until that implementation lands.
+    database cannot be opened, is not an errdex database or is too new, and for a
+    PostgreSQL URL when psycopg (pip install 'errdex[scale]') is missing.
     """
     location = default_location() if path_or_url is None else path_or_url
-    if isinstance(location, str) and location.startswith(_POSTGRES_SCHEMES):
-        raise StoreError(
-            f"PostgreSQL support is not installed yet (asked for {location.split('@')[-1]});"
-            " use a SQLite file path instead"
-        )
+    if is_postgres(location):
+        try:
+            from errdex.store._postgres import PostgresStore
+        except ImportError as exc:
+            raise StoreError(
+                f"PostgreSQL needs psycopg ({exc}); install it with pip install 'errdex[scale]'"
+            ) from exc
+        return PostgresStore(str(location), create=create)
     return SqliteStore(location, create=create)
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import json
 import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -21,6 +21,7 @@ from errdex.model import (
     Enrichment,
     ErrorSite,
     IndexedSite,
+    IndexFailure,
     Record,
     SearchHit,
     SearchResult,
@@ -30,45 +31,13 @@ from errdex.model import (
 )
 from errdex.names import canonical as canonicalize_name
 from errdex.store import _match_index
-from errdex.store._common import sort_versions, version_key
+from errdex.store._common import chosen_snapshots, search_highlight, sort_versions, version_key
+from errdex.store._schema import MIGRATIONS, SCHEMA_VERSION, full_schema
 
-SCHEMA_VERSION = 3
 T = TypeVar("T")
-
-# MIGRATIONS[n] takes a database from schema n to n + 1, run statement by statement in
-# one transaction. A new database is made from schema.sql directly.
-MIGRATIONS: dict[int, str] = {
-    1: """
-CREATE TABLE enrichments (
-    site_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    created TEXT NOT NULL,
-    text TEXT NOT NULL,
-    provenance TEXT NOT NULL,
-    PRIMARY KEY (site_id, model)
-);
-""",
-    # The match index: its tables and the columns of sites; filled from the records by
-    # _match_index.rebuild right after (it needs Python, not SQL).
-    2: """
-ALTER TABLE sites ADD COLUMN template_id INTEGER;
-ALTER TABLE sites ADD COLUMN base TEXT;
-ALTER TABLE sites ADD COLUMN exc_bases TEXT;
-ALTER TABLE sites ADD COLUMN holes TEXT;
-CREATE INDEX sites_template ON sites (template_id);
-CREATE INDEX sites_base ON sites (base);
-CREATE TABLE templates (id INTEGER PRIMARY KEY, lits TEXT NOT NULL UNIQUE,
-    lit_len INTEGER NOT NULL);
-CREATE TABLE template_keys (key TEXT NOT NULL, template_id INTEGER NOT NULL,
-    PRIMARY KEY (key, template_id)) WITHOUT ROWID;
-CREATE INDEX template_keys_template ON template_keys (template_id);
-CREATE TABLE key_counts (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-""",
-}
 
 _BUSY_TIMEOUT = 30.0  # seconds to wait for another writer before giving up
 _FETCH = 500  # rows fetched at a time when streaming records
-_ALL = "*"  # version="*": every indexed version, not just the newest
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -84,7 +53,7 @@ def _statements(script: str) -> Iterator[str]:
 
 
 # The columns of sites_fts (errdex.rank.FIELDS, whose rule finds and orders results) and
-# the SQL that fills each from a `sites` row (alias-free, so one text serves INSERT ...
+# the SQL that fills each from a `records` row (alias-free, so one text serves INSERT ...
 # SELECT at write time and the rebuild of an older index). A static export ships these
 # same values (search_fields), so that its page searches exactly what the server does.
 FTS_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -92,12 +61,12 @@ FTS_COLUMNS: tuple[tuple[str, str], ...] = (
     ("title", "title"),
     (
         "solutions",
-        "(SELECT group_concat(value, ' · ') FROM json_each(record, '$.explanation.solutions'))",
+        "(SELECT group_concat(value, ' · ') FROM json_each(body, '$.explanation.solutions'))",
     ),
     (
         "inputs",
         "(SELECT group_concat(json_extract(value, '$.expr'), ', ')"
-        " FROM json_each(record, '$.inputs'))",
+        " FROM json_each(body, '$.inputs'))",
     ),
     ("exception", "exc_name || ' ' || exc_qualname"),
     ("function", "function"),
@@ -112,7 +81,7 @@ _FTS_CREATE = (
 )
 _FTS_INSERT = (
     f"INSERT INTO sites_fts (rowid, {', '.join(c for c, _ in FTS_COLUMNS)})"
-    f" SELECT id, {', '.join(e for _, e in FTS_COLUMNS)} FROM sites"
+    f" SELECT id, {', '.join(e for _, e in FTS_COLUMNS)} FROM records"
 )
 
 
@@ -136,10 +105,16 @@ def _glob(pattern: str) -> str:
     return pattern.replace("[!", "[^")
 
 
-def _site_row(
-    snapshot_id: int, site: ErrorSite, snapshot: Snapshot, template_id: int | None
-) -> tuple[Any, ...]:
-    """Return the `sites` row of one site of `snapshot`."""
+_RECORD_COLUMNS = (
+    "digest, site_id, file, line, function, kind, exc_name, exc_qualname, exc_short,"
+    f" message_text, message_literal, title, body, {', '.join(_match_index.SITE_COLUMNS)}"
+)
+# What a query selects to make a record: the body and its snapshot's fields.
+_RECORD_FIELDS = "s.body, sn.package, sn.version, sn.repo_url, sn.commit_id, s.report_url"
+
+
+def _record_row(package: str, site: ErrorSite, template_id: int | None) -> tuple[Any, ...]:
+    """The `records` row of one site of `package`, in _RECORD_COLUMNS order."""
     loc = site.location
     message = site.message
     text = literal = None
@@ -147,8 +122,9 @@ def _site_row(
         text = message.text
         if message.static:
             literal = message.literal_text.strip()
+    body = codec.site_body_text(site)
     return (
-        snapshot_id,
+        hashlib.sha256(f"{package}\n{body}".encode()).hexdigest(),
         site.id,
         loc.file,
         loc.line,
@@ -160,9 +136,19 @@ def _site_row(
         text,
         literal,
         None if site.explanation is None else site.explanation.title,
-        codec.dumps(codec.site_to_json(site, snapshot)).rstrip("\n"),
+        body,
         *_match_index.site_columns(site, template_id),
     )
+
+
+def _report_url(site: ErrorSite) -> str | None:
+    return None if site.explanation is None else site.explanation.report_issue_url
+
+
+def _record_text(row: Sequence[Any]) -> str:
+    """The record's JSON text from a row that starts with _RECORD_FIELDS."""
+    body, package, version, repo_url, commit, report_url = row[:6]
+    return codec.shared_record_text(body, package, version, repo_url, commit, report_url)
 
 
 def _record(text: str) -> Record:
@@ -192,19 +178,83 @@ def _fts_term(column: str, query: rank.Term) -> str:
     return f'{column} : "{word}"' + ("*" if prefix else "")
 
 
-def _highlight(words: list[str], fields: tuple[str | None, ...]) -> dict[str, Any]:
-    """A hit's highlight: message and title whole, snippet fields when a word is in them
-    (`fields` in rank.FIELDS order; the message alone for a message-only search)."""
-    text = dict(zip(rank.FIELDS, fields, strict=False))
-    text = {key: text.get(key) for key in rank.FIELDS}
-    out: dict[str, Any] = {
-        key: None if text[key] is None else rank.marks(words, text[key] or "")
-        for key in ("message", "title")
-    }
-    for key in rank.SNIPPET_FIELDS:
-        if rank.matched(words, text[key]):
-            out[key] = rank.marks(words, rank.snippet(text[key] or ""))
-    return out
+def _add_records(
+    conn: sqlite3.Connection,
+    snapshot_id: int,
+    rows: Sequence[tuple[Any, ...]],
+    report_urls: Sequence[str | None],
+) -> list[int]:
+    """Make each of `rows` (_record_row's) a member of the snapshot, with its report link,
+    adding the records not stored yet; return the ids of those added."""
+    new: list[int] = []
+    members: list[tuple[int, int, int, str | None]] = []
+    marks = ", ".join("?" * len(rows[0])) if rows else ""
+    for ord, (row, report_url) in enumerate(zip(rows, report_urls, strict=True)):
+        cur = conn.execute(
+            f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES ({marks})"
+            " ON CONFLICT (digest) DO NOTHING",
+            row,
+        )
+        if cur.rowcount == 1 and cur.lastrowid is not None:
+            record_id = cur.lastrowid
+            new.append(record_id)
+        else:
+            record_id = conn.execute(
+                "SELECT id FROM records WHERE digest = ?", (row[0],)
+            ).fetchone()[0]
+        members.append((snapshot_id, record_id, ord, report_url))
+    conn.executemany(
+        "INSERT OR IGNORE INTO members (snapshot_id, record_id, ord, report_url)"
+        " VALUES (?, ?, ?, ?)",
+        members,
+    )
+    return new
+
+
+def _drop_orphan_records(conn: sqlite3.Connection, record_ids: Sequence[int]) -> None:
+    """Remove the records among `record_ids` that no snapshot has, with their search rows
+    and the templates no record uses any more."""
+    if not record_ids:
+        return
+    gone = [
+        (row[0], row[1])
+        for row in conn.execute(
+            "SELECT id, template_id FROM records WHERE id IN (SELECT value FROM json_each(?))"
+            " AND NOT EXISTS (SELECT 1 FROM members AS m WHERE m.record_id = records.id)",
+            (json.dumps(list(record_ids)),),
+        )
+    ]
+    if not gone:
+        return
+    ids = json.dumps([record_id for record_id, _ in gone])
+    conn.execute("DELETE FROM sites_fts WHERE rowid IN (SELECT value FROM json_each(?))", (ids,))
+    conn.execute("DELETE FROM records WHERE id IN (SELECT value FROM json_each(?))", (ids,))
+    _match_index.drop_orphans(conn, {t for _, t in gone if t is not None})
+
+
+def share_records(conn: sqlite3.Connection) -> None:
+    """Move the rows of a version-3 `sites` table into records and members (each distinct
+    record once), then make `sites` the view over them and the search index anew."""
+    snapshots = conn.execute("SELECT id, package FROM snapshots ORDER BY id").fetchall()
+    for snapshot_id, package in snapshots:
+        stored = conn.execute(
+            "SELECT record, template_id FROM sites WHERE snapshot_id = ? ORDER BY id",
+            (snapshot_id,),
+        ).fetchall()
+        sites = [_site_of_record(text) for text, _ in stored]
+        rows = [
+            _record_row(package, site, tid) for site, (_, tid) in zip(sites, stored, strict=True)
+        ]
+        _add_records(conn, snapshot_id, rows, [_report_url(site) for site in sites])
+    conn.execute("DROP TABLE IF EXISTS sites_fts")
+    conn.execute("DROP TABLE sites")
+    wanted = ("CREATE INDEX records_", "CREATE INDEX members_", "CREATE VIEW sites")
+    for statement in _statements(full_schema("sqlite")):
+        code = "\n".join(x for x in statement.splitlines() if not x.lstrip().startswith("--"))
+        if code.strip().startswith(wanted):
+            conn.execute(code)
+    conn.execute(_FTS_CREATE)
+    conn.execute(_FTS_INSERT)
 
 
 class SqliteStore:
@@ -305,8 +355,7 @@ class SqliteStore:
                 found = self._schema_version(conn)  # another process may have been first
                 self._check_not_newer(found)
                 if found is None:
-                    script = resources.files("errdex.store").joinpath("schema.sql").read_text()
-                    for statement in _statements(script):
+                    for statement in _statements(full_schema("sqlite")):
                         conn.execute(statement)
                     conn.execute(
                         "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
@@ -314,10 +363,13 @@ class SqliteStore:
                     )
                 elif found < SCHEMA_VERSION:
                     for version in range(found, SCHEMA_VERSION):
-                        for statement in _statements(MIGRATIONS[version]):
+                        step = MIGRATIONS[version]
+                        for statement in _statements(step.sqlite):
                             conn.execute(statement)
-                    if found < 3:
-                        _match_index.rebuild(conn, _site_of_record)
+                        if step.rebuild_match_index:
+                            _match_index.rebuild(conn, _site_of_record)
+                        if step.share_records:
+                            share_records(conn)
                     conn.execute(
                         "UPDATE meta SET value = ? WHERE key = 'schema_version'",
                         (str(SCHEMA_VERSION),),
@@ -414,12 +466,11 @@ class SqliteStore:
                     "SELECT id FROM snapshots WHERE package = ? AND version = ?",
                     (snapshot.package, snapshot.version),
                 ).fetchone()
-                if old is not None:
-                    self._delete_snapshot(conn, old[0])
+                old_records = [] if old is None else self._delete_snapshot(conn, old[0])
                 cur = conn.execute(
                     "INSERT INTO snapshots (package, version, source, repo_url, commit_id, date,"
                     " files, sites, tree_hash, extractor, indexed_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         snapshot.package,
                         snapshot.version,
@@ -428,6 +479,7 @@ class SqliteStore:
                         snapshot.commit,
                         snapshot.date,
                         files,
+                        len(written),
                         tree_hash,
                         extractor,
                         datetime.now(UTC).isoformat(timespec="seconds"),
@@ -440,23 +492,19 @@ class SqliteStore:
                     [(snapshot_id, s.path, s.reason) for s in skipped],
                 )
                 templates = _match_index.templates_of(conn, written)
-                conn.executemany(
-                    "INSERT INTO sites (snapshot_id, site_id, file, line, function, kind,"
-                    " exc_name, exc_qualname, exc_short, message_text, message_literal, title,"
-                    f" record, {', '.join(_match_index.SITE_COLUMNS)})"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        _site_row(snapshot_id, site, snapshot, template)
-                        for site, template in zip(written, templates, strict=True)
-                    ),
+                rows = [
+                    _record_row(snapshot.package, site, template)
+                    for site, template in zip(written, templates, strict=True)
+                ]
+                new = _add_records(conn, snapshot_id, rows, [_report_url(s) for s in written])
+                conn.execute(
+                    _FTS_INSERT + " WHERE id IN (SELECT value FROM json_each(?))",
+                    (json.dumps(new),),
                 )
-                conn.execute(_FTS_INSERT + " WHERE snapshot_id = ?", (snapshot_id,))
+                _drop_orphan_records(conn, old_records)
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key)"
                     " DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-                )
-                conn.execute(
-                    "UPDATE snapshots SET sites = ? WHERE id = ?", (len(written), snapshot_id)
                 )
         except sqlite3.Error as exc:
             raise StoreError(
@@ -464,23 +512,19 @@ class SqliteStore:
             ) from exc
 
     @staticmethod
-    def _delete_snapshot(conn: sqlite3.Connection, snapshot_id: int) -> None:
-        conn.execute(
-            "DELETE FROM sites_fts WHERE rowid IN (SELECT id FROM sites WHERE snapshot_id = ?)",
-            (snapshot_id,),
-        )
-        templates = [
+    def _delete_snapshot(conn: sqlite3.Connection, snapshot_id: int) -> list[int]:
+        """Remove a snapshot and its memberships; return the ids of its records (the
+        caller removes those no snapshot has any more, with _drop_orphan_records)."""
+        records = [
             row[0]
             for row in conn.execute(
-                "SELECT DISTINCT template_id FROM sites"
-                " WHERE snapshot_id = ? AND template_id IS NOT NULL",
-                (snapshot_id,),
+                "SELECT record_id FROM members WHERE snapshot_id = ?", (snapshot_id,)
             )
         ]
-        conn.execute("DELETE FROM sites WHERE snapshot_id = ?", (snapshot_id,))
-        _match_index.drop_orphans(conn, templates)
+        conn.execute("DELETE FROM members WHERE snapshot_id = ?", (snapshot_id,))
         conn.execute("DELETE FROM skipped WHERE snapshot_id = ?", (snapshot_id,))
         conn.execute("DELETE FROM snapshots WHERE id = ?", (snapshot_id,))
+        return records
 
     # -- reading ----------------------------------------------------------------------
 
@@ -547,15 +591,7 @@ class SqliteStore:
         if package is not None:
             sql += " WHERE package = ?"
             params.append(canonicalize_name(package))  # `Foo_Bar` finds foo-bar
-        found = sorted(self._read(sql, params), key=lambda r: (r[1], version_key(r[2])))
-        if version is None:
-            newest: dict[str, int] = {}
-            for snapshot_id, pkg, _ in found:
-                newest[pkg] = snapshot_id  # the last one of each package is the newest
-            return list(newest.values())
-        if version == _ALL:
-            return [r[0] for r in found]
-        return [r[0] for r in found if r[2] == version]
+        return chosen_snapshots(self._read(sql, params), version)
 
     def _where(
         self,
@@ -569,7 +605,10 @@ class SqliteStore:
         if not ids:
             return None
         # json_each yields the ids with their position, which orders (package, version).
-        sql = " FROM json_each(?) AS sel JOIN sites AS s ON s.snapshot_id = sel.value WHERE 1"
+        sql = (
+            " FROM json_each(?) AS sel JOIN sites AS s ON s.snapshot_id = sel.value"
+            " JOIN snapshots AS sn ON sn.id = s.snapshot_id WHERE 1"
+        )
         params: list[Any] = [json.dumps(ids)]
         if exception is not None:
             sql += " AND ? IN (s.exc_name, s.exc_qualname, s.exc_short)"
@@ -660,12 +699,13 @@ class SqliteStore:
         sql, params = where
         try:
             cur = self._conn().execute(
-                f"SELECT s.record {sql} ORDER BY sel.key, s.file, s.line, s.id LIMIT ? OFFSET ?",
+                f"SELECT {_RECORD_FIELDS} {sql} ORDER BY sel.key, s.file, s.line, s.ord"
+                " LIMIT ? OFFSET ?",
                 [*params, -1 if limit is None else limit, offset],
             )
             while batch := cur.fetchmany(_FETCH):
                 for row in batch:
-                    yield row[0]
+                    yield _record_text(row)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
 
@@ -678,32 +718,21 @@ class SqliteStore:
         no such record.
         """
         sql = (
-            "SELECT sn.package, sn.version, s.record FROM sites AS s"
+            f"SELECT {_RECORD_FIELDS} FROM sites AS s"
             " JOIN snapshots AS sn ON sn.id = s.snapshot_id WHERE s.site_id = ?"
         )
         params: list[Any] = [site_id]
         if package is not None:
             sql += " AND sn.package = ?"
             params.append(canonicalize_name(package))
-        rows = self._read(sql + " ORDER BY s.id", params)
-        if version is not None:
-            rows = [r for r in rows if r[1] == version]
-        if not rows:
+        rows = self._read(sql + " ORDER BY sn.id, s.ord", params)
+        chosen = rows if version is None else [r for r in rows if r[2] == version]
+        if not chosen:
             return None
-        best = max(rows, key=lambda r: (version_key(r[1]), r[0]))
-        versions = sort_versions(
-            [
-                r[0]
-                for r in self._read(
-                    "SELECT DISTINCT sn.version FROM sites AS s"
-                    " JOIN snapshots AS sn ON sn.id = s.snapshot_id"
-                    " WHERE s.site_id = ? AND sn.package = ?",
-                    (site_id, best[0]),
-                )
-            ]
-        )
+        best = max(chosen, key=lambda r: (version_key(r[2]), r[1]))
+        versions = sort_versions(list({r[2] for r in rows if r[1] == best[1]}))
         return dataclasses.replace(
-            _record(best[2]), versions=tuple(versions), ai=self.enrichment(site_id)
+            _record(_record_text(best)), versions=tuple(versions), ai=self.enrichment(site_id)
         )
 
     def find_by_message(self, text: str) -> list[Record]:
@@ -715,11 +744,11 @@ class SqliteStore:
             return []
         sql, params = where
         rows = self._read(
-            f"SELECT s.record {sql} AND (s.message_text = ? OR s.message_literal = ?)"
-            " ORDER BY sel.key, s.file, s.line, s.id",
+            f"SELECT {_RECORD_FIELDS} {sql} AND (s.message_text = ? OR s.message_literal = ?)"
+            " ORDER BY sel.key, s.file, s.line, s.ord",
             [*params, text, text.strip()],
         )
-        return [_record(r[0]) for r in rows]
+        return [_record(_record_text(r)) for r in rows]
 
     def search(
         self,
@@ -748,6 +777,7 @@ class SqliteStore:
         fields = rank.FIELDS[:1] if message_only else rank.FIELDS
         where = (
             " FROM sites_fts JOIN sites AS s ON s.id = sites_fts.rowid"
+            " JOIN snapshots AS sn ON sn.id = s.snapshot_id"
             " WHERE sites_fts MATCH ? AND s.snapshot_id IN (SELECT value FROM json_each(?))"
         )
         params: list[Any] = [_fts_query(words, "message" if message_only else None)]
@@ -765,28 +795,30 @@ class SqliteStore:
             scores.append(f"{weight} * (s.id IN ({_FTS_ROWIDS}))")
             score_params.append(_fts_term(column, term))
         order = self._read(
-            f"SELECT s.id, {' + '.join(scores)} AS score, s.id IN ({_FTS_ROWIDS}) AS in_message"
-            f"{where} ORDER BY in_message DESC, score DESC,"
-            " length(coalesce(s.message_text, '')), s.site_id LIMIT ? OFFSET ?",
+            f"SELECT s.id, {' + '.join(scores)} AS score, s.id IN ({_FTS_ROWIDS}) AS in_message,"
+            f" s.snapshot_id {where} ORDER BY in_message DESC, score DESC,"
+            " length(coalesce(s.message_text, '')), s.site_id, s.snapshot_id LIMIT ? OFFSET ?",
             [*score_params, _fts_query(words, "message"), *params, limit, offset],
         )
         columns = ", ".join(f"sites_fts.{c}" for c in fields)
         full = {
-            row[0]: row[1:]
+            (row[0], row[1]): row[2:]
             for row in self._read(
-                f"SELECT s.id, s.record, {columns} FROM sites AS s"
+                f"SELECT s.id, s.snapshot_id, {_RECORD_FIELDS}, {columns} FROM sites AS s"
+                " JOIN snapshots AS sn ON sn.id = s.snapshot_id"
                 " JOIN sites_fts ON sites_fts.rowid = s.id"
-                " WHERE s.id IN (SELECT value FROM json_each(?))",
-                [json.dumps([row[0] for row in order])],
+                " WHERE s.id IN (SELECT value FROM json_each(?))"
+                " AND s.snapshot_id IN (SELECT value FROM json_each(?))",
+                [json.dumps([row[0] for row in order]), json.dumps([row[3] for row in order])],
             )
         }
         hits = tuple(
             SearchHit(
-                record=_record(full[rowid][0]),
+                record=_record(_record_text(full[rowid, snapshot_id])),
                 score=float(score),
-                highlight=_highlight(words, tuple(full[rowid][1:])),
+                highlight=search_highlight(words, tuple(full[rowid, snapshot_id][6:])),
             )
-            for rowid, score, _ in order
+            for rowid, score, _, snapshot_id in order
         )
         return SearchResult(total=total, hits=hits)
 
@@ -887,6 +919,39 @@ class SqliteStore:
                 )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write a model note to {self.path}: {exc}") from exc
+
+    # -- the failures of errdex index-many ----------------------------------------------
+
+    def record_failure(self, failure: IndexFailure) -> None:
+        """Keep why `failure.source` could not be indexed, replacing an earlier reason."""
+        conn = self._conn()
+        try:
+            with self._transaction(conn):
+                conn.execute(
+                    "INSERT OR REPLACE INTO failures (source, reason, attempts, failed_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (failure.source, failure.reason, failure.attempts, failure.failed_at),
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write a failure to {self.path}: {exc}") from exc
+
+    def clear_failure(self, source: str) -> None:
+        """Forget the failure of `source` (it has been indexed since)."""
+        conn = self._conn()
+        try:
+            with self._transaction(conn):
+                conn.execute("DELETE FROM failures WHERE source = ?", (source,))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write to {self.path}: {exc}") from exc
+
+    def failures(self) -> list[IndexFailure]:
+        """Every recorded failure, by source."""
+        return [
+            IndexFailure(source=source, reason=reason, attempts=attempts, failed_at=at)
+            for source, reason, attempts, at in self._read(
+                "SELECT source, reason, attempts, failed_at FROM failures ORDER BY source"
+            )
+        ]
 
     # -- lifetime ---------------------------------------------------------------------
 

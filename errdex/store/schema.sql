@@ -1,6 +1,6 @@
--- errdex SQLite schema, version 3: the full schema of a new database.
+-- errdex SQLite schema, version 4: the full schema of a new database.
 -- An existing database of an older version reaches this one through the migrations
--- in _sqlite.py instead; keep the two in step when this file changes.
+-- in _schema.py instead; keep the two in step when this file changes.
 
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
@@ -31,11 +31,13 @@ CREATE TABLE skipped (
 );
 CREATE INDEX skipped_snapshot ON skipped (snapshot_id);
 
--- One row per error site: the full JSON record plus the columns queries filter on.
--- `id` is an INTEGER PRIMARY KEY so that it survives VACUUM: sites_fts rows share it.
-CREATE TABLE sites (
+-- Each distinct record once: `body` is the site's JSON without its snapshot's fields
+-- (codec.site_body_text), `digest` its SHA-256 with the package name; a record that
+-- several versions have unchanged is stored once. `id` is an INTEGER PRIMARY KEY so
+-- that it survives VACUUM: sites_fts rows share it.
+CREATE TABLE records (
     id INTEGER PRIMARY KEY,
-    snapshot_id INTEGER NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+    digest TEXT NOT NULL UNIQUE,
     site_id TEXT NOT NULL,
     file TEXT NOT NULL,
     line INTEGER NOT NULL,
@@ -47,24 +49,40 @@ CREATE TABLE sites (
     message_text TEXT,              -- message.text; NULL when the site has no message
     message_literal TEXT,           -- static messages only: literal text, stripped
     title TEXT,                     -- NULL until the explain stage adds titles
-    record TEXT NOT NULL,           -- the JSON record, as codec.site_to_json made it
+    body TEXT NOT NULL,             -- the JSON record without package, repo and link
     -- the match index's part of a site (see _match_index.py)
     template_id INTEGER,            -- templates.id; NULL when the site has no message
     base TEXT,                      -- the file's base name, for traceback frames
     exc_bases TEXT,                 -- qualified names of the exception's bases, space-joined
     holes TEXT                      -- JSON: hole expressions of each group between literals
 );
-CREATE INDEX sites_snapshot_order ON sites (snapshot_id, file, line);
-CREATE INDEX sites_site_id ON sites (site_id);
-CREATE INDEX sites_message_text ON sites (message_text);
-CREATE INDEX sites_message_literal ON sites (message_literal);
-CREATE INDEX sites_template ON sites (template_id);
-CREATE INDEX sites_base ON sites (base);
+CREATE INDEX records_site_id ON records (site_id);
+CREATE INDEX records_message_text ON records (message_text);
+CREATE INDEX records_message_literal ON records (message_literal);
+CREATE INDEX records_template ON records (template_id);
+CREATE INDEX records_base ON records (base);
 
--- Full-text search; rowid = sites.id, written in the same transaction as sites.
+-- Which records each snapshot has; `ord` is the site's place in the snapshot, and
+-- `report_url` its explanation's report link (whose text names the version).
+CREATE TABLE members (
+    snapshot_id INTEGER NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+    record_id INTEGER NOT NULL REFERENCES records (id),
+    ord INTEGER NOT NULL,
+    report_url TEXT,
+    PRIMARY KEY (snapshot_id, record_id)
+) WITHOUT ROWID;
+CREATE INDEX members_record ON members (record_id);
+
+-- Every site of every snapshot: a record with the snapshot that has it (`id` is the
+-- record's), as the queries and the match index read sites.
+CREATE VIEW sites AS
+    SELECT m.snapshot_id AS snapshot_id, m.ord AS ord, m.report_url AS report_url, r.*
+    FROM members AS m JOIN records AS r ON r.id = m.record_id;
+
+-- Full-text search; rowid = records.id, written in the same transaction as records.
 -- A derived index, made when the store opens (_sqlite._FTS_CREATE, from FTS_COLUMNS):
 -- a database whose sites_fts has other columns or tokenizer gets it rebuilt from
--- `sites`, so its shape needs no migration.
+-- `records`, so its shape needs no migration.
 
 -- Answers of a language model about one error (errdex enrich), kept beside the static
 -- explanation, never over it; by error id (so across versions) and model.
@@ -95,3 +113,12 @@ CREATE TABLE key_counts (
     key TEXT PRIMARY KEY,
     df INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- The sources `errdex index-many` could not index, with why (the last attempt's reason);
+-- a source's row goes when it is indexed.
+CREATE TABLE failures (
+    source TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    failed_at TEXT NOT NULL
+);

@@ -1,0 +1,861 @@
+# The PostgreSQL store: the same interface and answers as the SQLite store, for an index
+# that many indexers write and many servers read at once. psycopg 3 with a connection
+# pool; PostgreSQL's full-text search, pg_trgm for fragments of a word; a record that
+# several versions have unchanged is stored once (`records`, listed per snapshot in
+# `members`). All of errdex's SQL for PostgreSQL lives here, in postgres.sql and in
+# _postgres_index.py.
+#
+# Writers: one snapshot is one transaction. Writers take one advisory lock for the
+# length of their write transaction (the sites are extracted before it), so two indexers
+# never interleave their updates of shared rows (records, the match index's counts) and
+# never deadlock; readers never wait for a writer (MVCC).
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import itertools
+import json
+import threading
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import psycopg
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from errdex import codec, rank
+from errdex.errors import NoDatabase, StoreError
+from errdex.model import (
+    Enrichment,
+    ErrorSite,
+    IndexedSite,
+    IndexFailure,
+    Record,
+    SearchHit,
+    SearchResult,
+    SkippedFile,
+    Snapshot,
+    StoredSnapshot,
+)
+from errdex.names import canonical as canonicalize_name
+from errdex.store import _postgres_index as index
+from errdex.store import _postgres_search as search
+from errdex.store._common import chosen_snapshots, search_highlight, sort_versions, version_key
+from errdex.store._schema import SCHEMA_VERSION, full_schema
+
+_POOL_MAX = 8  # connections per store (each thread of a server borrows one per query)
+_CONNECT_SECONDS = 10
+_FETCH = 500  # rows fetched at a time when streaming records
+# pg_advisory_xact_lock keys: one for schema changes, one that every writer holds.
+_SCHEMA_LOCK = 0x65727264_00000001
+_WRITE_LOCK = 0x65727264_00000002
+_MAX_QUERY_CHARS = 1000
+_CURSORS = itertools.count()
+
+
+def _describe(url: str) -> str:
+    """The URL without its user and password, for messages."""
+    try:
+        parts = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "postgresql://" + url.rsplit("@", 1)[-1].split("://", 1)[-1]
+    host = parts.get("host") or "localhost"
+    port = f":{parts['port']}" if parts.get("port") else ""
+    return f"postgresql://{host}{port}/{parts.get('dbname') or ''}"
+
+
+def _glob_regex(pattern: str) -> str:
+    """An fnmatch pattern as an anchored POSIX regular expression (`*` crosses folders)."""
+    out, i = ["^"], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[" and (close := pattern.find("]", i + 2)) > 0:
+            body = pattern[i + 1 : close]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = close
+        else:
+            out.append(c if c.isalnum() else "\\" + c)
+        i += 1
+    return "".join(out) + "$"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Row:
+    """A site as the `incoming` table of a write takes it."""
+
+    digest: str
+    ord: int
+    report_url: str | None
+    values: tuple[Any, ...]
+
+
+_INCOMING = (
+    "digest TEXT, ord INTEGER, report_url TEXT, site_id TEXT, file TEXT, line INTEGER,"
+    " function TEXT, kind TEXT, exc_name TEXT, exc_qualname TEXT, exc_short TEXT,"
+    " message_text TEXT, message_literal TEXT, title TEXT, body TEXT, template_id BIGINT,"
+    " base TEXT, exc_bases TEXT, holes TEXT, f_solutions TEXT, f_inputs TEXT, "
+    + ", ".join(f"w_{field} TEXT" for field in rank.FIELDS)
+)
+_RECORD_COLUMNS = (
+    "digest, site_id, file, line, function, kind, exc_name, exc_qualname, exc_short,"
+    " message_text, message_literal, title, body, template_id, base, exc_bases, holes,"
+    " f_solutions, f_inputs"
+)
+_VECTORS = ", ".join(search.VECTORS) + ", search"
+_VECTOR_VALUES = (
+    ", ".join(f"to_tsvector('simple', w_{field})" for field in rank.FIELDS)
+    + ", to_tsvector('simple', "
+    + " || ' ' || ".join(f"w_{field}" for field in rank.FIELDS)
+    + ")"
+)
+# What a query selects to make a Record: the body and its snapshot's fields.
+_RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id, m.report_url"
+
+
+def _record_text(row: Sequence[Any]) -> str:
+    body, package, version, repo_url, commit, report_url = row[:6]
+    return codec.shared_record_text(body, package, version, repo_url, commit, report_url)
+
+
+def _record(row: Sequence[Any]) -> Record:
+    return codec.record_from_json(json.loads(_record_text(row)))
+
+
+class PostgresStore:
+    """Error sites and snapshots in one PostgreSQL database, shared by every process
+    that opens it. Thread-safe: each call borrows a connection from the pool, except
+    inside `reading()`, whose thread keeps one for the block."""
+
+    def __init__(self, url: str, *, create: bool = True) -> None:
+        """Connect to the database at `url` and create errdex's schema in it if `create`.
+
+        Raises NoDatabase if it has no errdex schema and `create` is false; StoreError if
+        it cannot be reached, holds other tables, or was written by a newer errdex.
+        """
+        self.url = url
+        self.where = _describe(url)
+        self._local = threading.local()
+        self._closed = False
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=_CONNECT_SECONDS) as conn:
+                self._prepare(conn, create=create)
+        except psycopg.OperationalError as exc:
+            raise StoreError(
+                f"cannot connect to the PostgreSQL database {self.where}: {exc}".rstrip()
+            ) from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot prepare the database {self.where}: {exc}") from exc
+        self._pool: ConnectionPool[Connection[Any]] = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=_POOL_MAX,
+            kwargs={"autocommit": True},
+            open=True,
+            name=f"errdex {self.where}",
+        )
+
+    # -- schema -----------------------------------------------------------------------
+
+    def _schema_version(self, conn: Connection[Any]) -> int | None:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+            )
+        ]
+        if not tables:
+            return None
+        if "meta" not in tables:
+            raise StoreError(
+                f"{self.where} is not an errdex database: it has tables but not errdex's"
+                f" meta table (tables: {', '.join(sorted(tables)[:5])});"
+                " point --db at another database"
+            )
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        try:
+            return int(row[0]) if row is not None else int("")
+        except ValueError as exc:
+            raise StoreError(
+                f"{self.where} is not an errdex database: its meta table has no valid"
+                f" schema_version ({row!r})"
+            ) from exc
+
+    def _prepare(self, conn: Connection[Any], *, create: bool) -> None:
+        found = self._schema_version(conn)
+        if found == SCHEMA_VERSION:
+            return
+        self._check_not_newer(found)
+        if found is None and not create:
+            raise NoDatabase(self.where)
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            found = self._schema_version(conn)  # another process may have been first
+            self._check_not_newer(found)
+            if found is None:
+                conn.execute(full_schema("postgresql"))
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema_version', %s)",
+                    (str(SCHEMA_VERSION),),
+                )
+            elif found < SCHEMA_VERSION:
+                # No step has PostgreSQL SQL before version 4, where PostgreSQL begins.
+                raise StoreError(
+                    f"{self.where} has errdex schema version {found}, which PostgreSQL"
+                    " databases never had; index into a new database"
+                )
+
+    def _check_not_newer(self, found: int | None) -> None:
+        if found is not None and found > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.where} was written by a newer errdex (schema version {found}; this"
+                f" errdex reads up to {SCHEMA_VERSION}); upgrade errdex"
+                " (pip install -U 'errdex[scale]') or use another database"
+            )
+
+    # -- connections ------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _conn(self) -> Iterator[Connection[Any]]:
+        """The connection of this thread's `reading()` block, else one from the pool."""
+        if self._closed:
+            raise StoreError(f"the store {self.where} is closed")
+        held: Connection[Any] | None = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        with self._pool.connection(timeout=_CONNECT_SECONDS * 3) as conn:
+            yield conn
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        try:
+            with self._conn() as conn:
+                return conn.execute(sql, params).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read {self.where}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every read of this thread inside the block sees one state of the database,
+        whatever another process writes meanwhile (a repeatable-read transaction; nests)."""
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        if self._closed:
+            raise StoreError(f"the store {self.where} is closed")
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                self._local.conn = conn
+                try:
+                    yield
+                finally:
+                    self._local.conn = None
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read {self.where}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _writing(self, what: str) -> Iterator[Connection[Any]]:
+        """A write transaction holding the writers' lock; rolled back on any exception."""
+        if self._closed:
+            raise StoreError(f"the store {self.where} is closed")
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_WRITE_LOCK,))
+                yield conn
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot write {what} to {self.where}: {exc}") from exc
+
+    # -- writing ----------------------------------------------------------------------
+
+    def write_snapshot(
+        self,
+        snapshot: Snapshot,
+        sites: Iterable[ErrorSite],
+        *,
+        files: int,
+        skipped: Sequence[SkippedFile],
+        tree_hash: str,
+        extractor: str,
+    ) -> None:
+        """Store `sites` as `snapshot`, replacing any earlier (package, version), in one
+        transaction: if anything fails or interrupts, the previous state stays whole.
+        Records another version already has unchanged are shared, not written again.
+        Raises StoreError for a database that cannot be written.
+        """
+        written = list(sites)  # before the transaction: the lock is held only to write
+        rows = [self._row(snapshot.package, n, site) for n, site in enumerate(written)]
+        with self._writing(f"{snapshot.package} {snapshot.version}") as conn:
+            old_records = self._delete_snapshot(conn, snapshot.package, snapshot.version)
+            found = conn.execute(
+                "INSERT INTO snapshots (package, version, source, repo_url, commit_id, date,"
+                " files, sites, tree_hash, extractor, indexed_at)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                (
+                    snapshot.package,
+                    snapshot.version,
+                    snapshot.source,
+                    snapshot.repo_url,
+                    snapshot.commit,
+                    snapshot.date,
+                    files,
+                    len(written),
+                    tree_hash,
+                    extractor,
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                ),
+            ).fetchone()
+            assert found is not None
+            snapshot_id = found[0]
+            if skipped:
+                conn.execute(
+                    "INSERT INTO skipped (snapshot_id, path, reason)"
+                    " SELECT %s, * FROM unnest(%s::text[], %s::text[])",
+                    (snapshot_id, [s.path for s in skipped], [s.reason for s in skipped]),
+                )
+            templates = index.templates_of(conn, written)
+            conn.execute(f"CREATE TEMP TABLE incoming ({_INCOMING}) ON COMMIT DROP")
+            with conn.cursor().copy("COPY incoming FROM STDIN") as copy:
+                for row, template in zip(rows, templates, strict=True):
+                    values = list(row.values)
+                    values[12] = template  # template_id
+                    copy.write_row((row.digest, row.ord, row.report_url, *values))
+            conn.execute(
+                f"INSERT INTO records ({_RECORD_COLUMNS}, {_VECTORS})"
+                f" SELECT {_RECORD_COLUMNS}, {_VECTOR_VALUES} FROM incoming"
+                " ON CONFLICT (digest) DO NOTHING"
+            )
+            conn.execute(
+                "INSERT INTO members (snapshot_id, record_id, ord, report_url)"
+                " SELECT %s, r.id, i.ord, i.report_url FROM incoming AS i"
+                " JOIN records AS r USING (digest)"
+                " ON CONFLICT DO NOTHING",
+                (snapshot_id,),
+            )
+            if old_records:
+                gone = conn.execute(
+                    "DELETE FROM records AS r WHERE r.id = ANY(%s)"
+                    " AND NOT EXISTS (SELECT 1 FROM members AS m WHERE m.record_id = r.id)"
+                    " RETURNING template_id",
+                    (old_records,),
+                ).fetchall()
+                index.drop_orphans(conn, {t for (t,) in gone if t is not None})
+            self._bump_generation(conn)
+
+    @staticmethod
+    def _row(package: str, ord: int, site: ErrorSite) -> _Row:
+        body = codec.site_body_text(site)
+        digest = hashlib.sha256(f"{package}\n{body}".encode()).hexdigest()
+        message = site.message
+        text = literal = None
+        if message is not None:
+            text = message.text
+            if message.static:
+                literal = message.literal_text.strip()
+        title = None if site.explanation is None else site.explanation.title
+        loc, exc = site.location, site.exception
+        base, bases, holes = index.site_columns(site)
+        fields = search.field_texts(site)
+        return _Row(
+            digest=digest,
+            ord=ord,
+            report_url=None if site.explanation is None else site.explanation.report_issue_url,
+            values=(
+                site.id,
+                loc.file,
+                loc.line,
+                loc.function,
+                site.kind,
+                exc.name,
+                exc.qualname,
+                exc.qualname.rpartition(".")[2],
+                text,
+                literal,
+                title,
+                body,
+                None,  # the template, known inside the transaction
+                base,
+                bases,
+                holes,
+                fields[2],
+                fields[3],
+                *(search.words(value) for value in fields),
+            ),
+        )
+
+    @staticmethod
+    def _delete_snapshot(conn: Connection[Any], package: str, version: str) -> list[int]:
+        """Remove (package, version) if stored; return the ids of the records it had (the
+        caller deletes those no other snapshot has)."""
+        old = conn.execute(
+            "SELECT id FROM snapshots WHERE package = %s AND version = %s", (package, version)
+        ).fetchone()
+        if old is None:
+            return []
+        records = conn.execute(
+            "DELETE FROM members WHERE snapshot_id = %s RETURNING record_id", (old[0],)
+        ).fetchall()
+        conn.execute("DELETE FROM snapshots WHERE id = %s", (old[0],))
+        return [r for (r,) in records]
+
+    @staticmethod
+    def _bump_generation(conn: Connection[Any]) -> None:
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key)"
+            " DO UPDATE SET value = (meta.value::bigint + 1)::text"
+        )
+
+    # -- reading ----------------------------------------------------------------------
+
+    def snapshot_state(self, package: str, version: str) -> tuple[str, str] | None:
+        """Return (tree_hash, extractor) of the stored snapshot, or None if there is none."""
+        rows = self._read(
+            "SELECT tree_hash, extractor FROM snapshots WHERE package = %s AND version = %s",
+            (package, version),
+        )
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def snapshots(self) -> list[StoredSnapshot]:
+        """Return every stored snapshot, ordered by package then version (oldest first)."""
+        skipped: dict[int, list[SkippedFile]] = {}
+        for snapshot_id, path, reason in self._read(
+            "SELECT snapshot_id, path, reason FROM skipped ORDER BY snapshot_id, path"
+        ):
+            skipped.setdefault(snapshot_id, []).append(SkippedFile(path=path, reason=reason))
+        out = [
+            StoredSnapshot(
+                package=row[1],
+                version=row[2],
+                source=row[3],
+                repo_url=row[4],
+                commit=row[5],
+                date=row[6],
+                files=row[7],
+                sites=row[8],
+                skipped=tuple(skipped.get(row[0], ())),
+                indexed_at=row[9],
+            )
+            for row in self._read(
+                "SELECT id, package, version, source, repo_url, commit_id, date, files, sites,"
+                " indexed_at FROM snapshots"
+            )
+        ]
+        out.sort(key=lambda s: (s.package, version_key(s.version)))
+        return out
+
+    def _selected(self, package: str | None, version: str | None) -> list[int]:
+        """The ids of the snapshots a query covers, in (package, version) order."""
+        sql = "SELECT id, package, version FROM snapshots"
+        params: list[Any] = []
+        if package is not None:
+            sql += " WHERE package = %s"
+            params.append(canonicalize_name(package))
+        return chosen_snapshots(self._read(sql, params), version)
+
+    def _where(
+        self, package: str | None, version: str | None, exception: str | None, file_glob: str | None
+    ) -> tuple[str, list[Any]] | None:
+        """The FROM/WHERE clause over the chosen snapshots' records, None if none is."""
+        ids = self._selected(package, version)
+        if not ids:
+            return None
+        sql = (
+            " FROM unnest(%s::bigint[]) WITH ORDINALITY AS sel (id, key)"
+            " JOIN snapshots AS sn ON sn.id = sel.id"
+            " JOIN members AS m ON m.snapshot_id = sel.id"
+            " JOIN records AS r ON r.id = m.record_id WHERE true"
+        )
+        params: list[Any] = [ids]
+        if exception is not None:
+            sql += " AND %s IN (r.exc_name, r.exc_qualname, r.exc_short)"
+            params.append(exception)
+        if file_glob is not None:
+            sql += " AND r.file ~ %s"
+            params.append(_glob_regex(file_glob))
+        return sql, params
+
+    def list_records(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Record]:
+        """Return the records that pass every filter given, by package, file and line
+        (see SqliteStore.list_records)."""
+        return list(
+            self.iter_records(
+                package=package,
+                version=version,
+                exception=exception,
+                file_glob=file_glob,
+                limit=limit,
+                offset=offset,
+            )
+        )
+
+    def count(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+    ) -> int:
+        """Return how many records `list_records` would return with the same filters."""
+        where = self._where(package, version, exception, file_glob)
+        if where is None:
+            return 0
+        sql, params = where
+        return int(self._read(f"SELECT count(*) {sql}", params)[0][0])
+
+    def iter_records(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[Record]:
+        """Yield the records list_records returns, a batch at a time from the database."""
+        for text in self.iter_records_json(
+            package=package,
+            version=version,
+            exception=exception,
+            file_glob=file_glob,
+            limit=limit,
+            offset=offset,
+        ):
+            yield codec.record_from_json(json.loads(text))
+
+    def iter_records_json(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[str]:
+        """Yield the JSON text of what iter_records yields, as codec writes it (the same
+        text the SQLite store keeps), from a server-side cursor."""
+        where = self._where(package, version, exception, file_glob)
+        if where is None:
+            return
+        sql, params = where
+        try:
+            with (
+                self._conn() as conn,
+                conn.transaction(),
+                conn.cursor(name=f"errdex_records_{next(_CURSORS)}") as cur,
+            ):
+                cur.itersize = _FETCH
+                cur.execute(
+                    f"SELECT {_RECORD_FIELDS} {sql} ORDER BY sel.key, r.file, r.line, m.ord"
+                    " LIMIT %s OFFSET %s",
+                    [*params, limit, offset],
+                )
+                for row in cur:
+                    yield _record_text(row)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read {self.where}: {exc}") from exc
+
+    def get(
+        self, site_id: str, *, package: str | None = None, version: str | None = None
+    ) -> Record | None:
+        """Return the record `site_id` from the newest version that has it (or the given
+        package/version), with `versions` and `ai` (see SqliteStore.get). None if none."""
+        sql = (
+            f"SELECT {_RECORD_FIELDS} FROM records AS r JOIN members AS m ON m.record_id = r.id"
+            " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE r.site_id = %s"
+        )
+        params: list[Any] = [site_id]
+        if package is not None:
+            sql += " AND sn.package = %s"
+            params.append(canonicalize_name(package))
+        rows = self._read(sql + " ORDER BY sn.id, m.ord", params)
+        chosen = rows if version is None else [r for r in rows if r[2] == version]
+        if not chosen:
+            return None
+        best = max(chosen, key=lambda r: (version_key(r[2]), r[1]))
+        versions = sort_versions(list({r[2] for r in rows if r[1] == best[1]}))
+        return dataclasses.replace(
+            _record(best), versions=tuple(versions), ai=self.enrichment(site_id)
+        )
+
+    def find_by_message(self, text: str) -> list[Record]:
+        """Return the records whose message.text is `text`, or whose static message reads
+        `text` (surrounding whitespace ignored), newest version of each package."""
+        where = self._where(None, None, None, None)
+        if where is None:
+            return []
+        sql, params = where
+        rows = self._read(
+            f"SELECT {_RECORD_FIELDS} {sql} AND (r.message_text = %s OR r.message_literal = %s)"
+            " ORDER BY sel.key, r.file, r.line, m.ord",
+            [*params, text, text.strip()],
+        )
+        return [_record(r) for r in rows]
+
+    def search(
+        self,
+        text: str,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        message_only: bool = False,
+    ) -> SearchResult:
+        """Return the total and the hits for the words of `text` over the fields of
+        errdex.rank (the message alone if `message_only`), found and ordered by its rule,
+        as SqliteStore.search; when no error holds the words, the messages that hold
+        `text` as a fragment of a word (pg_trgm), most alike first."""
+        words = rank.words(text)
+        ids = self._selected(package, version) if words else []
+        if not ids:
+            return SearchResult(total=0, hits=())
+        found = self._search_words(words, ids, exception, limit, offset, message_only)
+        if found.total == 0 and len(text.strip()) >= 3:
+            return self._search_fragment(text.strip(), ids, exception, limit, offset)
+        return found
+
+    def _search_words(
+        self,
+        words: list[str],
+        ids: list[int],
+        exception: str | None,
+        limit: int,
+        offset: int,
+        message_only: bool,
+    ) -> SearchResult:
+        fields = rank.FIELDS[:1] if message_only else rank.FIELDS
+        query = search.every_word(words)
+        where = (
+            " FROM members AS m JOIN records AS r ON r.id = m.record_id"
+            " JOIN snapshots AS sn ON sn.id = m.snapshot_id"
+            f" WHERE m.snapshot_id = ANY(%s) AND r.{'t_message' if message_only else 'search'}"
+            " @@ %s::tsquery"
+        )
+        params: list[Any] = [ids, query]
+        if exception is not None:
+            where += " AND %s IN (r.exc_name, r.exc_qualname, r.exc_short)"
+            params.append(exception)
+        total = int(self._read(f"SELECT count(*) {where}", params)[0][0])
+        if total == 0 or offset >= total or limit <= 0:
+            return SearchResult(total=total, hits=())
+        scores, score_params = [], []
+        for weight, field, term in rank.score_terms(words, fields):
+            scores.append(f"{weight} * (r.t_{field} @@ %s::tsquery)::int")
+            score_params.append(search.term(term))
+        texts = ", ".join(search.TEXTS[: len(fields)])
+        rows = self._read(
+            f"SELECT {_RECORD_FIELDS}, {' + '.join(scores)} AS score,"
+            f" r.t_message @@ %s::tsquery AS in_message, {texts} {where}"
+            " ORDER BY in_message DESC, score DESC, length(coalesce(r.message_text, '')),"
+            " r.site_id, m.snapshot_id LIMIT %s OFFSET %s",
+            [*score_params, query, *params, limit, offset],
+        )
+        hits = tuple(
+            SearchHit(
+                record=_record(row),
+                score=float(row[6]),
+                highlight=search_highlight(words, tuple(row[8:])),
+            )
+            for row in rows
+        )
+        return SearchResult(total=total, hits=hits)
+
+    def _search_fragment(
+        self, fragment: str, ids: list[int], exception: str | None, limit: int, offset: int
+    ) -> SearchResult:
+        fragment = fragment[:_MAX_QUERY_CHARS]
+        sql = (
+            " FROM members AS m JOIN records AS r ON r.id = m.record_id"
+            " JOIN snapshots AS sn ON sn.id = m.snapshot_id"
+            " WHERE m.snapshot_id = ANY(%s) AND r.message_text ILIKE %s"
+        )
+        params: list[Any] = [ids, search.like(fragment)]
+        if exception is not None:
+            sql += " AND %s IN (r.exc_name, r.exc_qualname, r.exc_short)"
+            params.append(exception)
+        total = int(self._read(f"SELECT count(*) {sql}", params)[0][0])
+        if total == 0 or offset >= total or limit <= 0:
+            return SearchResult(total=total, hits=())
+        rows = self._read(
+            f"SELECT {_RECORD_FIELDS}, similarity(r.message_text, %s), r.message_text, r.title"
+            f"{sql} ORDER BY 7 DESC, r.site_id, m.snapshot_id LIMIT %s OFFSET %s",
+            [fragment, *params, limit, offset],
+        )
+        hits = tuple(
+            SearchHit(
+                record=_record(row),
+                score=round(float(row[6]), 4),
+                highlight={
+                    "message": search.fragment_marks(row[7], fragment),
+                    "title": search.fragment_marks(row[8], fragment),
+                },
+            )
+            for row in rows
+        )
+        return SearchResult(total=total, hits=hits)
+
+    def search_fields(self) -> list[tuple[str, str, str, int, tuple[str | None, ...]]]:
+        """(id, package, version, line, the rank.FIELDS values) of every error that
+        search covers by default (the newest version of each package)."""
+        ids = self._selected(None, None)
+        rows = self._read(
+            f"SELECT r.site_id, sn.package, sn.version, r.line, {', '.join(search.TEXTS)}"
+            " FROM members AS m JOIN records AS r ON r.id = m.record_id"
+            " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE m.snapshot_id = ANY(%s)"
+            " ORDER BY sn.package, r.file, r.line, r.site_id",
+            [ids],
+        )
+        return [(r[0], r[1], r[2], r[3], tuple(r[4:])) for r in rows]
+
+    # -- the match index --------------------------------------------------------------
+
+    def _index(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            with self._conn() as conn:
+                return query(conn, *args, **kwargs)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the match index of {self.where}: {exc}") from exc
+
+    def template_count(self) -> int:
+        """How many distinct message templates are stored."""
+        return int(self._index(index.template_count))
+
+    def key_counts(self, keys: Collection[str]) -> dict[str, int]:
+        """How many templates hold each of `keys`; unknown keys are left out."""
+        out: dict[str, int] = self._index(index.key_counts, keys)
+        return out
+
+    def postings(self, keys: Collection[str]) -> dict[str, list[int]]:
+        """The ids of the templates that hold each of `keys`."""
+        out: dict[str, list[int]] = self._index(index.postings, keys)
+        return out
+
+    def template_masses(self, template_ids: Collection[int], total: int) -> dict[int, float]:
+        """Each template's summed key rarity (idf over `total` templates)."""
+        out: dict[int, float] = self._index(index.masses, template_ids, total)
+        return out
+
+    def indexed_sites(
+        self,
+        *,
+        template_ids: Collection[int] = (),
+        bases: Collection[str] = (),
+        package: str | None = None,
+    ) -> list[IndexedSite]:
+        """Every stored row (each version) of the sites that use one of `template_ids`
+        or sit in a file named one of `bases` (in `package` only, if given)."""
+        name = None if package is None else canonicalize_name(package)
+        out: list[IndexedSite] = self._index(
+            index.indexed_sites, template_ids=template_ids, bases=bases, package=name
+        )
+        return out
+
+    def generation(self) -> int:
+        """A number that grows whenever a snapshot is written or replaced, in whichever
+        process: a server holding results of the store can tell cheaply they are stale."""
+        rows = self._read("SELECT value FROM meta WHERE key = 'generation'")
+        return int(rows[0][0]) if rows else 0
+
+    # -- model notes ------------------------------------------------------------------
+
+    def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:
+        """Return the newest model note on `site_id` (from `model`, if given), or None."""
+        sql = "SELECT model, created, text, provenance FROM enrichments WHERE site_id = %s"
+        params: list[Any] = [site_id]
+        if model is not None:
+            sql += " AND model = %s"
+            params.append(model)
+        rows = self._read(sql + " ORDER BY created DESC, model LIMIT 1", params)
+        if not rows:
+            return None
+        model, created, text, provenance = rows[0]
+        return Enrichment(
+            site_id=site_id, model=model, created=created, text=text, provenance=provenance
+        )
+
+    def save_enrichment(self, enrichment: Enrichment) -> None:
+        """Keep `enrichment`, replacing an earlier note by the same model on the same id."""
+        with self._writing("a model note") as conn:
+            conn.execute(
+                "INSERT INTO enrichments (site_id, model, created, text, provenance)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (site_id, model) DO UPDATE SET"
+                " created = EXCLUDED.created, text = EXCLUDED.text,"
+                " provenance = EXCLUDED.provenance",
+                (
+                    enrichment.site_id,
+                    enrichment.model,
+                    enrichment.created,
+                    enrichment.text,
+                    enrichment.provenance,
+                ),
+            )
+
+    # -- the failures of errdex index-many ----------------------------------------------
+
+    def record_failure(self, failure: IndexFailure) -> None:
+        """Keep why `failure.source` could not be indexed, replacing an earlier reason."""
+        with self._writing("a failure") as conn:
+            conn.execute(
+                "INSERT INTO failures (source, reason, attempts, failed_at)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT (source) DO UPDATE SET"
+                " reason = EXCLUDED.reason, attempts = EXCLUDED.attempts,"
+                " failed_at = EXCLUDED.failed_at",
+                (failure.source, failure.reason, failure.attempts, failure.failed_at),
+            )
+
+    def clear_failure(self, source: str) -> None:
+        """Forget the failure of `source` (it has been indexed since)."""
+        with self._writing("a failure") as conn:
+            conn.execute("DELETE FROM failures WHERE source = %s", (source,))
+
+    def failures(self) -> list[IndexFailure]:
+        """Every recorded failure, by source."""
+        return [
+            IndexFailure(source=source, reason=reason, attempts=attempts, failed_at=at)
+            for source, reason, attempts, at in self._read(
+                "SELECT source, reason, attempts, failed_at FROM failures ORDER BY source"
+            )
+        ]
+
+    # -- lifetime ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the pool's connections; later calls raise StoreError."""
+        if not self._closed:
+            self._closed = True
+            self._pool.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.where!r})"

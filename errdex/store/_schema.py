@@ -1,0 +1,95 @@
+# The versioned schema of both databases, in one place: SCHEMA_VERSION, and for each
+# version n the step that takes a database of schema n to n + 1, written once per SQL
+# dialect. A new database is made at SCHEMA_VERSION directly from its dialect's full
+# schema (schema.sql for SQLite, postgres.sql for PostgreSQL); keep those in step with
+# the steps here. PostgreSQL support began at version 4, so its earlier steps are None:
+# no PostgreSQL database of an older schema exists.
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+SCHEMA_VERSION = 4
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """The SQL that takes a database from one schema version to the next."""
+
+    sqlite: str
+    postgresql: str | None = None
+    # the match index must be filled again from the stored records after this step
+    rebuild_match_index: bool = False
+    # the sites move into records and members after this step (SQLite only)
+    share_records: bool = False
+
+
+MIGRATIONS: dict[int, Step] = {
+    1: Step(
+        sqlite="""
+CREATE TABLE enrichments (
+    site_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    created TEXT NOT NULL,
+    text TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    PRIMARY KEY (site_id, model)
+);
+""",
+    ),
+    # The match index: its tables and the columns of sites; filled from the records by
+    # _match_index.rebuild right after (it needs Python, not SQL).
+    2: Step(
+        sqlite="""
+ALTER TABLE sites ADD COLUMN template_id INTEGER;
+ALTER TABLE sites ADD COLUMN base TEXT;
+ALTER TABLE sites ADD COLUMN exc_bases TEXT;
+ALTER TABLE sites ADD COLUMN holes TEXT;
+CREATE INDEX sites_template ON sites (template_id);
+CREATE INDEX sites_base ON sites (base);
+CREATE TABLE templates (id INTEGER PRIMARY KEY, lits TEXT NOT NULL UNIQUE,
+    lit_len INTEGER NOT NULL);
+CREATE TABLE template_keys (key TEXT NOT NULL, template_id INTEGER NOT NULL,
+    PRIMARY KEY (key, template_id)) WITHOUT ROWID;
+CREATE INDEX template_keys_template ON template_keys (template_id);
+CREATE TABLE key_counts (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+""",
+        rebuild_match_index=True,
+    ),
+    # The failures of `errdex index-many`, one row per source, so that a batch resumed
+    # later still shows why a source was left out; and each distinct record stored once
+    # (records, members), `sites` becoming a view over them. The rows move from the old
+    # sites table in Python (_sqlite.share_records: the bodies come from codec), which
+    # then drops it and makes the view and the search index anew.
+    3: Step(
+        sqlite="""
+CREATE TABLE failures (
+    source TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    failed_at TEXT NOT NULL
+);
+CREATE TABLE records (
+    id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, site_id TEXT NOT NULL,
+    file TEXT NOT NULL, line INTEGER NOT NULL, function TEXT NOT NULL, kind TEXT NOT NULL,
+    exc_name TEXT NOT NULL, exc_qualname TEXT NOT NULL, exc_short TEXT NOT NULL,
+    message_text TEXT, message_literal TEXT, title TEXT, body TEXT NOT NULL,
+    template_id INTEGER, base TEXT, exc_bases TEXT, holes TEXT
+);
+CREATE TABLE members (
+    snapshot_id INTEGER NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+    record_id INTEGER NOT NULL REFERENCES records (id),
+    ord INTEGER NOT NULL,
+    report_url TEXT,
+    PRIMARY KEY (snapshot_id, record_id)
+) WITHOUT ROWID;
+""",
+        share_records=True,
+    ),
+}
+
+
+def full_schema(dialect: str) -> str:
+    """The SQL that makes a new database of `dialect` ("sqlite" or "postgresql")."""
+    name = {"sqlite": "schema.sql", "postgresql": "postgres.sql"}[dialect]
+    return resources.files("errdex.store").joinpath(name).read_text()
