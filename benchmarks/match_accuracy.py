@@ -1,9 +1,18 @@
-# The rate of issue 3's property, over every template of vllm 0.28.0: render each with
-# random values and require its site at rank 1, or tied at the top with identical text.
+# How often `errdex match` puts the right raise first, in two parts.
+#
+# 1. Real messages: the dev set (tests/data/dev_messages.jsonl) and the cases of issue 12
+#    (benchmarks/data/real_messages.jsonl), all their packages in one database and no
+#    `--package` given; top-1 and top-3 per shape of text, for the message as reported
+#    and for the traceback (when the report has one).
+# 2. Issue 3's property, over every template of vllm 0.28.0: render each with random
+#    values and require its site at rank 1, or tied at the top with identical text.
 from __future__ import annotations
 
+import json
 import random
+import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,21 +24,119 @@ from errdex.match import Matcher
 from errdex.store import open_store
 
 SEED = 2026
+ROOT = Path(__file__).resolve().parent.parent
+DEV_SET = ROOT / "tests" / "data" / "dev_messages.jsonl"
+REAL_SET = Path(__file__).resolve().parent / "data" / "real_messages.jsonl"
+SHAPES = ("class-built", "list-joined", "wrapped", "partial", "near-duplicate", "plain")
+_WRAPPED_TAGS = {
+    "log-prefixed",
+    "argparse-wrapped",
+    "http-json-wrapped",
+    "pydantic-wrapped",
+    "pytest-prefixed",
+    "qualified-class",
+    "markdown-quote",
+    "embedded",
+}
 
 
-def main() -> None:
-    with tempfile.TemporaryDirectory() as scratch:
-        store = open_store(Path(scratch) / "errdex.sqlite")
-        index_source("pypi:vllm==0.28.0", store)
-        stored = [r for r in store.iter_records(package="vllm") if r.site.message is not None]
-        _measure(Matcher(store), [codec.record_to_json(r) for r in stored])
-        store.close()
+def cases(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def _measure(matcher: Matcher, records: list[dict[str, Any]]) -> None:
+def shape_of(case: dict[str, Any]) -> str:
+    """The shape a case is counted under: its own `shape`, else the dev set's tags."""
+    if "shape" in case:
+        return str(case["shape"])
+    tags = set(case.get("difficulty", ()))
+    if "helper-built" in tags:
+        return "class-built"
+    if "joined-list-value" in tags:
+        return "list-joined"
+    if case.get("partial") or "partial" in tags:
+        return "partial"
+    if "near-duplicate" in tags:
+        return "near-duplicate"
+    if tags & _WRAPPED_TAGS:
+        return "wrapped"
+    return "plain"
+
+
+def query(case: dict[str, Any], form: str) -> str:
+    """The message as reported, or the traceback completed with the message line when
+    the stored excerpt stops before it."""
+    if form == "message":
+        return str(case["message"])
+    tb = str(case["traceback"])
+    if " ".join(case["message"].split())[:40] not in " ".join(tb.split()):
+        tb += f"\n{case['exception']}: {case['message']}"
+    return tb
+
+
+def rank(matcher: Matcher, case: dict[str, Any], form: str) -> int | None:
+    """The rank (1-based) of the first answer that is one of the case's raises."""
+    truth = {(t["file"], t["line"]) for t in case["truth"]}
+    result = matcher.match(query(case, form), limit=10)
+    for i, m in enumerate(result.matches, 1):
+        if (m.file, m.line) in truth and m.package.replace("-", "_") == case["package"]:
+            return i
+    return None
+
+
+def real_messages(scratch: Path) -> str:
+    all_cases = [("dev", c) for c in cases(DEV_SET)] + [("real", c) for c in cases(REAL_SET)]
+    store = open_store(scratch / "real.sqlite")
+    for spec in sorted({f"{c['package']}=={c['version']}" for _, c in all_cases}):
+        index_source(f"pypi:{spec}", store)
+    matcher = Matcher(store)
+    # (set, shape, form) -> [top-1 hits, top-3 hits, total]
+    counts: dict[tuple[str, str, str], list[int]] = {}
+    misses: list[str] = []
+    for name, case in all_cases:
+        for form in ("message", "traceback"):
+            if form == "traceback" and "traceback" not in case:
+                continue
+            got = rank(matcher, case, form)
+            for key in ((name, shape_of(case), form), (name, "all", form)):
+                row = counts.setdefault(key, [0, 0, 0])
+                row[0] += got == 1
+                row[1] += got is not None and got <= 3
+                row[2] += 1
+            if got != 1:
+                misses.append(f"{case['id']} ({form}): rank {got}")
+    store.close()
+    rows = [
+        [name, shape, form, f"{t1}/{n}", f"{t1 / n:.1%}", f"{t3}/{n}", f"{t3 / n:.1%}"]
+        for name in ("dev", "real")
+        for shape in (*SHAPES, "all")
+        for form in ("message", "traceback")
+        if (name, shape, form) in counts
+        for t1, t3, n in [counts[(name, shape, form)]]
+    ]
+    packages = sorted({c["package"] for name, c in all_cases if name == "real"})
+    return (
+        "real messages users reported, one database holding every package of both sets "
+        f"(no --package). dev: {DEV_SET.relative_to(ROOT)}; real: "
+        f"{REAL_SET.relative_to(ROOT)} ({len(packages)} packages: {', '.join(packages)})\n\n"
+        + table(rows, ["set", "shape", "form", "top-1", "rate", "top-3", "rate"])
+        + "\n\nnot first: "
+        + ("; ".join(misses) or "none")
+    )
+
+
+def property_check(scratch: Path) -> str:
+    store = open_store(scratch / "vllm.sqlite")
+    index_source("pypi:vllm==0.28.0", store)
+    stored = [r for r in store.iter_records(package="vllm") if r.site.message is not None]
+    text = _measure(Matcher(store), [codec.record_to_json(r) for r in stored])
+    store.close()
+    return text
+
+
+def _measure(matcher: Matcher, records: Iterable[dict[str, Any]]) -> str:
     rng = random.Random(SEED)
-    hits = {"all": 0, "long": 0}
-    totals = {"all": 0, "long": 0}
+    hits = {"all": 0, "long": 0, "class": 0}
+    totals = {"all": 0, "long": 0, "class": 0}
     misses: list[str] = []
     for record in records:
         text = _render(record, rng)
@@ -41,31 +148,40 @@ def _measure(matcher: Matcher, records: list[dict[str, Any]]) -> None:
             ids[0] == record["id"] or (record["id"] in ids and record["message"]["text"] in top)
         )
         groups = ["all"] + (["long"] if sum(map(len, _literals(record))) >= 10 else [])
+        if record["message"].get("source", "raise") != "raise":
+            groups.append("class")
         for group in groups:
             totals[group] += 1
             hits[group] += ok
         if not ok and len(misses) < 8:
             misses.append(record["message"]["text"][:80])
+    labels = {
+        "all": "every template with a message",
+        "long": "templates with ≥ 10 literal characters",
+        "class": "templates not written at the raise (message.source)",
+    }
     rows = [
-        [
-            "every template with a message",
-            f"{hits['all']:,} / {totals['all']:,}",
-            f"{hits['all'] / totals['all']:.2%}",
-        ],
-        [
-            "templates with ≥ 10 literal characters",
-            f"{hits['long']:,} / {totals['long']:,}",
-            f"{hits['long'] / totals['long']:.2%}",
-        ],
+        [labels[g], f"{hits[g]:,} / {totals[g]:,}", f"{hits[g] / max(totals[g], 1):.2%}"]
+        for g in ("all", "long", "class")
     ]
-    save(
-        "match_accuracy.md",
+    return (
         "vllm 0.28.0, each template rendered once with random values "
         f"(seed {SEED}), matched against the vllm index\n\n"
         + table(rows, ["templates", "right site first (or tied)", "rate"])
         + "\n\nsome misses: "
-        + "; ".join(f"`{m}`" for m in misses),
+        + "; ".join(f"`{m}`" for m in misses)
     )
+
+
+def main() -> None:
+    parts = sys.argv[1:] or ["real", "property"]
+    with tempfile.TemporaryDirectory() as scratch:
+        out = []
+        if "real" in parts:
+            out.append(real_messages(Path(scratch)))
+        if "property" in parts:
+            out.append(property_check(Path(scratch)))
+    save("match_accuracy.md", "\n\n".join(out))
 
 
 if __name__ == "__main__":

@@ -75,7 +75,12 @@ def message_to_json(message: Message) -> JSON:
             parts.append(
                 {"hole": part.expr, "conversion": part.conversion, "format_spec": part.format_spec}
             )
-    return {"text": message.text, "parts": parts, "static": message.static}
+    return {
+        "text": message.text,
+        "parts": parts,
+        "static": message.static,
+        "source": message.source,
+    }
 
 
 def message_from_json(data: JSON) -> Message:
@@ -91,7 +96,7 @@ def message_from_json(data: JSON) -> Message:
             )
         else:
             parts.append(Text(text=part["text"]))
-    return Message(parts=tuple(parts))
+    return Message(parts=tuple(parts), source=data.get("source", "raise"))
 
 
 def _pos_to_json(pos: SourcePos | None) -> JSON | None:

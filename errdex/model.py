@@ -29,12 +29,19 @@ class Hole:
 
 Part = Text | Hole
 
+# How the text of a message is made (`message.source`): written at the raise (or
+# assert); by the exception class (its __init__, __str__ or a class-level template);
+# returned ready-made by a factory function; collected in a list and joined; taken from
+# a module-level constant.
+MessageSource = Kind["raise", "exception-class", "factory", "joined-list", "constant"]
+
 
 @dataclass(frozen=True, kw_only=True)
 class Message:
-    """A message template: literal parts and holes, in order."""
+    """A message template: literal parts and holes, in order, and how it is made."""
 
     parts: tuple[Part, ...]
+    source: MessageSource = "raise"
 
     @property
     def text(self) -> str:

@@ -278,16 +278,12 @@ def test_repr_hole_and_several_holes(shop: Matcher) -> None:
     assert top.values == {"self.stock[item]": "2", "item": "'apple'", "quantity": "5"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a bare line 'module.Class: message' is read as the class only when the class "
-    "name ends like an exception (Error, Exception, Warning, ...); OutOfStock does not, so "
-    "the whole line is taken as the message",
-)
 def test_the_last_traceback_line_alone_names_a_class_of_any_name(shop: Matcher) -> None:
     text = "shop.errors.OutOfStock: only 2 of 'apple' left in stock, but 5 were asked for"
     top = shop.match(text).matches[0]
     assert top.exception == "OutOfStock" and top.exact and top.exception_agrees is True
+    bare = shop.match(text.partition(": ")[2]).matches[0]
+    assert bare.id == top.id and top.score >= bare.score  # the class shown only helps
 
 
 def test_fragments_cut_at_either_end_or_elided(shop: Matcher) -> None:

@@ -31,6 +31,13 @@ class ClassFact:
     message_param: str | None  # the __init__ parameter that carries the message
     doc: str | None = None  # first paragraph of the class docstring
     init_names: tuple[str, ...] = ()  # every parameter of __init__ by name, keyword-only too
+    # the text the class makes of its arguments (see classes.py), and its class-level
+    # string attributes that text may be built from
+    recipe: Message | None = None
+    strings: tuple[tuple[str, str], ...] = ()
+    defaults: tuple[tuple[str, Message], ...] = ()  # text an __init__ gives a left-out param
+    # what an __init__ that builds no text hands its base's __init__ (see classes.py)
+    passes: tuple[ArgFact, ...] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -171,3 +178,6 @@ class FileFacts:
     # graph does not follow (inside a comprehension, an argument, a lambda)
     called: frozenset[str] = frozenset()
     stars: tuple[str, ...] = ()  # modules the file imports everything from (`from .x import *`)
+    # functions that return a new exception (`return ValueError(f"...")`), for
+    # `raise make_error(...)`: their `exception` and `message` are those of the return
+    factories: tuple[HelperFact, ...] = ()

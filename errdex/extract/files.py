@@ -19,6 +19,16 @@ from errdex.model import SkippedFile
 from errdex.sources.reading import is_clean_name, resolves_inside, shown_name, special_kind
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+# Test code beside the package code, at any depth: not the package's own errors.
+TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+def is_test_file(name: str) -> bool:
+    """True for a file name that pytest collects or configures: conftest.py, test_*.py
+    and *_test.py."""
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+
+
 BAD_NAME = "its name is not valid UTF-8; rename it to index it"
 OUTSIDE = "a symbolic link to {target}, outside the tree; not followed"
 
@@ -103,9 +113,9 @@ def _walk(root: str, folder: str, rel: str, out: FileWalk) -> None:
             if entry.is_symlink():
                 _link(root, entry, prefix + name, out)
             elif entry.is_dir(follow_symlinks=False):
-                if name not in _SKIP_DIRS:
+                if name not in _SKIP_DIRS and name not in TEST_DIRS:
                     _walk(root, entry.path, prefix + name, out)
-            elif name.endswith(".py"):
+            elif name.endswith(".py") and not is_test_file(name):
                 _entry_file(entry, prefix + name, out)
         except OSError as exc:
             out.skipped.append(_skip(prefix + name, f"cannot read: {exc.strerror}"))

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
+from errdex.extract.classes import FORMATTED, MESSAGE_HOLE, PERCENT, template_fields
 from errdex.extract.facts import (
     ArgFact,
     CallFact,
@@ -38,6 +40,15 @@ class Linker(Names):
         self.package = package
         self.revisit = revisit
         self.helper_names = {qualname.rpartition(".")[2] for qualname in self.helpers}
+        # functions that return an exception, for `raise make_error(...)`
+        self.factories: dict[str, tuple[HelperFact, FileFacts]] = {}
+        for facts in files:
+            for factory in facts.factories:
+                if not factory.is_method:
+                    self.factories[f"{facts.module}.{factory.qualname}"] = (factory, facts)
+                    self.toplevel.setdefault(facts.module, set()).add(
+                        factory.qualname.split(".")[0]
+                    )
 
     # -- sites ------------------------------------------------------------------------
 
@@ -54,8 +65,19 @@ class Linker(Names):
         self, raw: RawSite, facts: FileFacts, ordinals: Counter[tuple[str, str, str, str]]
     ) -> ErrorSite:
         qualname = self.resolve(raw.exception, facts)
+        name = raw.exception
+        factory = self.factories.get(qualname) if raw.kind == "raise" else None
+        message: Message | None
+        if factory is not None and factory[0].message is not None:
+            # raise make_error(...): the exception and the text the factory returns
+            made, made_in = factory
+            name, qualname = made.exception, self.resolve(made.exception, made_in)
+            message = replace(_fill(made, factory[0].message, raw.args), source="factory")
+        else:
+            message = self._class_message(raw, qualname)
+            if message is None:
+                message = self._own_message(raw, qualname) if raw.args else raw.message
         bases = self.ancestors(qualname) if qualname in self.classes else ()
-        message = self._own_message(raw, qualname) if raw.args else raw.message
         text = "" if message is None else message.text
         key = (raw.location.file, raw.location.function, raw.exception, text)
         ordinal = ordinals[key]
@@ -74,7 +96,7 @@ class Linker(Names):
                 ordinal=ordinal,
             ),
             kind=raw.kind,
-            exception=ExceptionRef(name=raw.exception, qualname=qualname, bases=bases),
+            exception=ExceptionRef(name=name, qualname=qualname, bases=bases),
             message=message,
             location=raw.location,
             snippet=raw.snippet,
@@ -84,6 +106,83 @@ class Linker(Names):
             variant=raw.variant,
             unreachable=raw.unreachable,
         )
+
+    def _class_message(self, raw: RawSite, qualname: str) -> Message | None:
+        """The text the codebase's own exception class makes of the raise's arguments,
+        when the class (or the nearest base that decides) builds it; else None."""
+        if raw.kind not in ("raise", "helper") or qualname not in self.classes:
+            return None
+        delegated = False
+        for cls in (qualname, *self.ancestors(qualname)):
+            ref = self.classes.get(cls)
+            if ref is None:
+                continue
+            if ref.fact.recipe is not None:
+                return self._fill_recipe(ref.fact.recipe, ref.fact.init_params, raw, qualname)
+            if ref.fact.passes is not None and len(ref.fact.passes) > 1:
+                # super().__init__(pool, url, message): the base builds the text of these
+                params = ref.fact.init_params
+                raw = replace(
+                    raw,
+                    args=tuple(
+                        replace(a, template=self._fill_recipe(a.template, params, raw, qualname))
+                        for a in ref.fact.passes
+                    ),
+                )
+                delegated = True
+                continue
+            if ref.fact.message_param is not None and not delegated:
+                return None  # an __init__ that hands its message on: see _own_message
+        return None
+
+    def _fill_recipe(
+        self, recipe: Message, params: tuple[str, ...], raw: RawSite, raiser: str
+    ) -> Message:
+        """A class's recipe with its parameters replaced by what the raise passes, and its
+        class-level strings by those of the class raised (the nearest that has one)."""
+        keywords = {a.keyword: a for a in raw.args if a.keyword is not None}
+        positional = [a for a in raw.args if a.keyword is None]
+
+        def argument(name: str) -> ArgFact | None:
+            if name in keywords:
+                return keywords[name]
+            if name == MESSAGE_HOLE:
+                return positional[0] if positional else None
+            if name in params and params.index(name) < len(positional):
+                return positional[params.index(name)]
+            return None
+
+        def filled(part: Part) -> list[Part]:
+            if isinstance(part, Text):
+                return [part]
+            if part.conversion in (FORMATTED, PERCENT):
+                text = self._class_string(raiser, part.expr.removeprefix("self."))
+                if text is None:
+                    return [Hole(expr=part.expr)]
+                fields = template_fields(text, part.conversion)
+                return [p for field in fields for p in filled(field)]
+            if part.expr.startswith("self.") and "(" not in part.expr:
+                text = self._class_string(raiser, part.expr.removeprefix("self."))
+                if text is not None:
+                    return [Text(text=text)]
+            arg = argument(part.expr)
+            if arg is None:
+                return [part]
+            if part.conversion is None and part.format_spec is None:
+                return list(arg.template.parts)
+            return [Hole(expr=arg.source, conversion=part.conversion, format_spec=part.format_spec)]
+
+        parts = [p for part in recipe.parts for p in filled(part)]
+        return Message(parts=merge(parts), source="exception-class")
+
+    def _class_string(self, raiser: str, name: str) -> str | None:
+        for cls in (raiser, *self.ancestors(raiser)):
+            ref = self.classes.get(cls)
+            if ref is not None:
+                found = dict(ref.fact.strings).get(name)
+                if found is not None:
+                    return found
+        return None
 
     def _own_message(self, raw: RawSite, qualname: str) -> Message | None:
         """The message argument as the codebase's own exception class's __init__ names it."""
@@ -98,7 +197,11 @@ class Linker(Names):
             positional = [a for a in raw.args if a.keyword is None]
             if param in ref.fact.init_params:
                 index = ref.fact.init_params.index(param)
-                return positional[index].template if index < len(positional) else raw.message
+                if index < len(positional):
+                    return positional[index].template
+            default = dict(ref.fact.defaults).get(param)
+            if default is not None:  # `if message is None: message = "..."` in __init__
+                return self._fill_recipe(default, ref.fact.init_params, raw, qualname)
             return raw.message
         return raw.message
 

@@ -11,6 +11,11 @@ from errdex.extract.render import Render, unparse
 from errdex.model import Hole, Message, Part, Text
 
 MAX_VARIANTS = 6  # templates kept for one message built along different branches
+MAX_ITEMS = 16  # templates kept for the items of one list of messages joined later
+# The env key of a list whose items are message texts: `problems` -> `problems[]`
+ITEMS = "[]"
+_DEDENT = frozenset({"dedent", "textwrap.dedent", "cleandoc", "inspect.cleandoc"})
+_STRIP = frozenset({"strip", "rstrip", "lstrip"})
 
 # A template for a local variable, and the line where the text was first assigned.
 Variant = tuple[Message, int]
@@ -51,7 +56,29 @@ def is_stringish(node: ast.expr) -> bool:
             return True
         case ast.Call(func=ast.Attribute(value=ast.Constant(value=str()), attr="format" | "join")):
             return True
+        case ast.Call(func=ast.Attribute(value=ast.Call() as inner, attr="format")):
+            return gettext_text(inner) is not None
+        case ast.Call():
+            return gettext_text(node) is not None
     return False
+
+
+_GETTEXT = frozenset({"_", "gettext", "gettext_lazy", "ugettext", "ugettext_lazy", "_lazy"})
+
+
+def gettext_text(node: ast.expr) -> str | None:
+    """The literal of `_("...")` and the other gettext spellings, else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _GETTEXT
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.args[0].value
+    return None
 
 
 class TemplateBuilder:
@@ -71,10 +98,34 @@ class TemplateBuilder:
         self.on_hole = on_hole
         self.render = render
 
+    def knows(self, node: ast.expr) -> bool:
+        """True when `node` is text this builder can read: a literal form (is_stringish),
+        a variable holding one, or one formatted or joined."""
+        match node:
+            case ast.Name(id=name):
+                return name in self.env
+            case ast.BinOp(op=ast.Mod(), left=ast.Name(id=name)):
+                return self._static(name) is not None
+            case ast.Call(func=ast.Attribute(value=ast.Name(id=name), attr="format")):
+                return self._static(name) is not None
+            case ast.Call(func=ast.Attribute(attr="join"), args=[ast.Name(id=name)]):
+                return name + ITEMS in self.env
+        return is_stringish(node)
+
+    def _static(self, name: str) -> str | None:
+        """The text of a variable that holds one template without holes."""
+        variants = self.env.get(name, ())
+        if len(variants) == 1 and variants[0][0].static:
+            return variants[0][0].literal_text
+        return None
+
     def variants(self, node: ast.expr) -> list[Variant]:
         """All templates `node` may produce, with the line where each was built."""
         if isinstance(node, ast.Name) and node.id in self.env:
             return list(self.env[node.id])
+        joined = self._joined(node)
+        if joined is not None:
+            return joined
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             lefts = self.variants(node.left)
             rights = self.variants(node.right)
@@ -85,6 +136,28 @@ class TemplateBuilder:
                     for rm, _ in rights
                 ][:MAX_VARIANTS]
         return [(self.build(node), node.lineno)]
+
+    def _joined(self, node: ast.expr) -> list[Variant] | None:
+        """`sep.join(items)` of a list whose items we read: one template per item, with
+        a hole on either side for the items joined before and after it."""
+        match node:
+            case ast.Call(
+                func=ast.Attribute(value=ast.Constant(value=str()), attr="join"),
+                args=[ast.Name(id=name)],
+            ) if name + ITEMS in self.env:
+                items = self.env[name + ITEMS]
+            case _:
+                return None
+        if not items:
+            return None
+        around = Hole(expr=name)
+        out: list[Variant] = []
+        for item, line in items:
+            parts = item.parts
+            if len(items) > 1:  # the holes take the separators too: an item may come first
+                parts = (around, *parts, around)
+            out.append((Message(parts=merge(list(parts)), source="joined-list"), line))
+        return out
 
     def build(self, node: ast.expr) -> Message:
         return Message(parts=merge(self.parts(node)))
@@ -126,7 +199,7 @@ class TemplateBuilder:
         conversion = _CONVERSIONS.get(value.conversion)
         spec = None
         if isinstance(value.format_spec, ast.JoinedStr):
-            spec = _spec_text(value.format_spec)
+            spec = spec_text(value.format_spec)
         inner = value.value
         if conversion is None and spec is None and isinstance(inner, ast.JoinedStr):
             return self.parts_JoinedStr(inner)  # f"{f'...'}" is the inner f-string itself
@@ -135,11 +208,14 @@ class TemplateBuilder:
         return [self.hole(inner, conversion, spec)]
 
     def parts_BinOp(self, node: ast.BinOp) -> list[Part] | None:
-        if isinstance(node.op, ast.Add) and (is_stringish(node.left) or is_stringish(node.right)):
+        if isinstance(node.op, ast.Add) and (self.knows(node.left) or self.knows(node.right)):
             return self.parts(node.left) + self.parts(node.right)
         left = node.left
         if isinstance(node.op, ast.Mod) and isinstance(left, ast.Constant):
             return self._percent(left.value, node.right) if isinstance(left.value, str) else None
+        if isinstance(node.op, ast.Mod) and isinstance(left, ast.Name):
+            fmt = self._static(left.id)
+            return None if fmt is None else self._percent(fmt, node.right)
         return None
 
     def _percent(self, fmt: str, args: ast.expr) -> list[Part] | None:
@@ -180,12 +256,38 @@ class TemplateBuilder:
 
     def parts_Call(self, node: ast.Call) -> list[Part] | None:
         func = node.func
+        text = gettext_text(node)
+        if text is not None:
+            return [Text(text=text)]
+        if isinstance(func, ast.Attribute) and func.attr == "format":
+            text = gettext_text(func.value)
+            if text is not None:
+                return self._format(text, node)
+        if isinstance(func, ast.Name | ast.Attribute) and ast.unparse(func) in _DEDENT:
+            return self.parts_Call_dedent(node)
         if not isinstance(func, ast.Attribute):
             return None
         base = func.value
         if func.attr == "format" and isinstance(base, ast.Constant) and isinstance(base.value, str):
             return self._format(base.value, node)
+        if func.attr == "format" and isinstance(base, ast.Name):
+            fmt = self._static(base.id)
+            return None if fmt is None else self._format(fmt, node)
+        if func.attr in _STRIP and not node.args and self.knows(base):
+            return self.parts(base)  # the matcher compares text without outer whitespace
         return None
+
+    def parts_Call_dedent(self, node: ast.Call) -> list[Part] | None:
+        """`textwrap.dedent(X)`, `inspect.cleandoc(X)`: X, its literal lines dedented."""
+        if len(node.args) != 1 or node.keywords or not self.knows(node.args[0]):
+            return None
+        parts = self.parts(node.args[0])
+        if all(isinstance(p, Text) for p in parts):
+            import inspect
+
+            text = "".join(p.text for p in parts if isinstance(p, Text))
+            return [Text(text=inspect.cleandoc(text))]
+        return parts  # the matcher folds whitespace: indentation does not count
 
     def _format(self, fmt: str, call: ast.Call) -> list[Part] | None:
         if any(isinstance(a, ast.Starred) for a in call.args):
@@ -231,6 +333,27 @@ class TemplateBuilder:
         return out
 
 
+def percent_parts(fmt: str) -> list[Part]:
+    """A %-format string on its own: `%(name)s` fields become holes named by their key,
+    positional ones holes named by their place (`%s` -> `{0}`)."""
+    out: list[Part] = []
+    end = 0
+    pos = 0
+    for m in _PERCENT.finditer(fmt):
+        out.append(Text(text=fmt[end : m.start()]))
+        end = m.end()
+        if m.group(1):
+            out.append(Text(text="%"))
+            continue
+        conversion = "r" if m.group("type") == "r" else None
+        key = m.group("key")
+        if key is None:
+            key, pos = str(pos), pos + 1
+        out.append(Hole(expr=key, conversion=conversion))
+    out.append(Text(text=fmt[end:]))
+    return out
+
+
 def _split_field(field: str) -> tuple[str, str]:
     """Split a str.format field name into its head and the `.attr` / `[key]` rest."""
     for i, char in enumerate(field):
@@ -250,7 +373,7 @@ def _dict_items(node: ast.expr) -> dict[str, ast.expr] | None:
     return None
 
 
-def _spec_text(spec: ast.JoinedStr) -> str:
+def spec_text(spec: ast.JoinedStr) -> str:
     out: list[str] = []
     for value in spec.values:
         if isinstance(value, ast.Constant):

@@ -8,9 +8,15 @@ import builtins
 import re
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from errdex.extract.classes import (
+    class_delegation,
+    class_recipe,
+    class_strings,
+    init_defaults,
+)
 from errdex.extract.facts import (
     ArgFact,
     CallFact,
@@ -42,7 +48,14 @@ from errdex.extract.members import (
 )
 from errdex.extract.reach import Step, unreachable
 from errdex.extract.render import source_renderer
-from errdex.extract.templates import MAX_VARIANTS, TemplateBuilder, Variant, is_stringish
+from errdex.extract.templates import (
+    ITEMS,
+    MAX_ITEMS,
+    MAX_VARIANTS,
+    TemplateBuilder,
+    Variant,
+    is_stringish,
+)
 from errdex.model import (
     GuardKind,
     Hole,
@@ -145,7 +158,7 @@ def _union(
     out: dict[str, tuple[Variant, ...]] = {}
     for name in a.keys() & b.keys():
         merged = {v[0].text: v for v in (*a[name], *b[name])}
-        out[name] = tuple(merged.values())[:MAX_VARIANTS]
+        out[name] = tuple(merged.values())[: MAX_ITEMS if name.endswith(ITEMS) else MAX_VARIANTS]
     return out
 
 
@@ -177,6 +190,9 @@ class FileVisitor:
         self.functions: list[FunctionFact] = []
         self.classes: list[ClassFact] = []
         self.helpers: list[HelperFact] = []
+        self.factories: list[HelperFact] = []
+        # per function: the exceptions its `return` statements build, None for any other
+        self.returned: dict[str, list[tuple[str, Message | None] | None]] = {}
         self.imports: dict[str, str] = {}
         self.stars: list[str] = []
         self.constants: dict[str, MemberFact] = {}
@@ -189,6 +205,7 @@ class FileVisitor:
     def visit_module(self, tree: ast.Module) -> FileFacts:
         self._collect_imports(tree.body)
         self.constants = {c.name: c for c in module_constants(tree, self.render)}
+        self.texts = self._module_texts(tree.body)
         scope = Scope(qualname="<module>", owner_class=None)
         self.walk(tree.body, _Block(guards=(), env={}), scope)
         return FileFacts(
@@ -197,6 +214,7 @@ class FileVisitor:
             imports=tuple(self.imports.items()),
             classes=tuple(self.classes),
             helpers=tuple(self.helpers),
+            factories=tuple(self.factories),
             constants=tuple(self.constants.values()),
             sites=tuple(self.sites),
             calls=tuple(self.calls),
@@ -207,6 +225,24 @@ class FileVisitor:
             called=frozenset(_CALLED.findall(self.source)),
             stars=tuple(self.stars),
         )
+
+    def _module_texts(self, body: list[ast.stmt]) -> dict[str, tuple[Variant, ...]]:
+        """Module-level UPPER_CASE names bound once to message text: what a function's
+        `raise E(NOT_FOUND)` or `MSG % x` reads."""
+        out: dict[str, tuple[Variant, ...]] = {}
+        bound: dict[str, int] = {}
+        builder = TemplateBuilder(out, render=self.render)
+        for stmt in body:
+            if not isinstance(stmt, ast.Assign | ast.AnnAssign) or stmt.value is None:
+                continue
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = bound.get(target.id, 0) + 1
+                    if target.id.lstrip("_").isupper() and is_stringish(stmt.value):
+                        message = builder.build(stmt.value)
+                        out[target.id] = ((replace(message, source="constant"), stmt.lineno),)
+        return {name: v for name, v in out.items() if bound[name] == 1}
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
         """The names a module body binds by import, under `if` and `try` as well."""
@@ -323,9 +359,11 @@ class FileVisitor:
             )
         )
         outer_writes, self.writes = self.writes, []
-        self.walk(node.body, _Block(guards=(), env={}), inner)
+        env = {name: v for name, v in self.texts.items() if name not in params}
+        self.walk(node.body, _Block(guards=(), env=env), inner)
         self.writes = outer_writes
         self._maybe_helper(node, inner, in_class)
+        self._maybe_factory(inner, in_class)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -344,6 +382,10 @@ class FileVisitor:
                 message_param=message_param,
                 doc=_first_paragraph(ast.get_docstring(node, clean=False)),
                 init_names=init_names,
+                recipe=class_recipe(node, self.render),
+                strings=class_strings(node),
+                defaults=init_defaults(node, self.render),
+                passes=class_delegation(node, self.render),
             )
         )
         inner = Scope(qualname=qualname, owner_class=qualname, parent=scope)
@@ -465,6 +507,16 @@ class FileVisitor:
 
     def visit_Expr(self, node: ast.Expr, block: _Block, scope: Scope) -> None:
         self._note_call(node.value, node, block, scope, alone=True)
+        match node.value:
+            case ast.Call(
+                func=ast.Attribute(value=ast.Name(id=name), attr="append"), args=[item]
+            ) if name + ITEMS in block.env:
+                builder = TemplateBuilder(block.env, render=self.render)
+                if builder.knows(item):
+                    found = {v[0].text: v for v in block.env[name + ITEMS]}
+                    for variant in builder.variants(item):
+                        found.setdefault(variant[0].text, variant)
+                    block.env[name + ITEMS] = tuple(found.values())[:MAX_ITEMS]
 
     def _note_call(
         self, value: ast.expr | None, node: ast.stmt, block: _Block, scope: Scope, *, alone: bool
@@ -518,11 +570,15 @@ class FileVisitor:
         for target in targets:
             if isinstance(target, ast.Name):
                 value = node.value
-                if value is not None and is_stringish(value):
-                    builder = TemplateBuilder(block.env, render=self.render)
+                builder = TemplateBuilder(block.env, render=self.render)
+                block.env.pop(target.id + ITEMS, None)
+                if value is not None and builder.knows(value):
                     block.env[target.id] = tuple(builder.variants(value))[:MAX_VARIANTS]
                 else:
                     block.env.pop(target.id, None)
+                if isinstance(value, ast.List) and all(builder.knows(e) for e in value.elts):
+                    items = [v for e in value.elts for v in builder.variants(e)]
+                    block.env[target.id + ITEMS] = tuple(items)[:MAX_ITEMS]
 
     visit_AnnAssign = visit_Assign
 
@@ -541,6 +597,18 @@ class FileVisitor:
 
     def visit_Return(self, node: ast.Return, block: _Block, scope: Scope) -> None:
         self._note_call(node.value, node, block, scope, alone=True)
+        if scope.node is None:
+            return
+        value = node.value
+        made: tuple[str, Message | None] | None = None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
+            name = dotted(value.func)
+            if _EXCEPTION_NAME.fullmatch(name.rpartition(".")[2]):
+                message_node = _message_argument(value.args, value.keywords)
+                builder = TemplateBuilder(block.env, render=self.render)
+                message = None if message_node is None else builder.build(message_node)
+                made = (name, message)
+        self.returned.setdefault(scope.qualname, []).append(made)
 
     def visit_Continue(self, node: ast.Continue | ast.Break, block: _Block, scope: Scope) -> None:
         return None
@@ -851,6 +919,24 @@ class FileVisitor:
         return scope.param_docs.get(name)
 
     # -- helpers ------------------------------------------------------------------------
+
+    def _maybe_factory(self, scope: Scope, is_method: bool) -> None:
+        """Record the function as a factory when its one `return` builds an exception
+        whose message we read."""
+        returned = self.returned.pop(scope.qualname, [])
+        if len(returned) != 1 or returned[0] is None or returned[0][1] is None:
+            return
+        exception, message = returned[0]
+        params = tuple(scope.params)[1:] if is_method else tuple(scope.params)
+        self.factories.append(
+            HelperFact(
+                qualname=scope.qualname,
+                exception=exception,
+                message=message,
+                params=params,
+                is_method=is_method,
+            )
+        )
 
     def _maybe_helper(
         self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, is_method: bool

@@ -13,7 +13,14 @@ from typing import Any
 from errdex.errors import InputTooLarge
 from errdex.match._align import ELISIONS, Alignment, align, normalize
 from errdex.match._index import Index, Occurrence, Site, Template, short_exception
-from errdex.match._paste import Frame, Segment, clean_lines, embedded_segment, parse_lines
+from errdex.match._paste import (
+    Frame,
+    Segment,
+    clean_lines,
+    embedded_segment,
+    exception_head,
+    parse_lines,
+)
 from errdex.model import Match, MatchResult
 from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, version_key
@@ -193,6 +200,9 @@ class Matcher:
                 # a traceback cut before its message is weaker evidence than any message
                 rank = order if segment.message.strip() else -2
                 self._evaluate(segment, rank, pkg_filter, version, cands)
+                shown = _class_shown(segment)
+                if shown is not None:  # `pkg.errors.NotFound: ...`, a class we could not tell
+                    self._evaluate(shown, rank, pkg_filter, version, cands)
             self._settle(cands)
             if not any(c.credible for c in cands.values()):
                 lines = "\n".join(line for line, _ in cleaned).strip()
@@ -437,6 +447,19 @@ class Matcher:
             note="; ".join(notes) or None,
             label=label,
         )
+
+
+def _class_shown(segment: Segment) -> Segment | None:
+    """`segment` read as `Class: message` when its text starts with a capitalised dotted
+    name and a colon that the paste parser did not take for a class (a name without an
+    Error-like suffix, as `requests.exceptions.InvalidSchema`); else None."""
+    if segment.exception is not None or not segment.message.strip():
+        return None
+    first, newline, rest = segment.message.lstrip().partition("\n")
+    head = exception_head(first.strip(), strict=False)
+    if head is None or not head[1].strip() or not head[0].rsplit(".", 1)[-1][:1].isupper():
+        return None
+    return Segment(head[0], head[1] + newline + rest, segment.frames)
 
 
 def _fits(al: Alignment, lit_len: int, size: int) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 # Top-level directories that hold code around the package, never the package itself
 NOT_CODE_DIRS = {
-    "tests", "test", "testing_utils", "docs", "doc", "examples", "example", "benchmarks",
+    "tests", "test", "testing", "testing_utils", "docs", "doc", "examples", "example", "benchmarks",
     "benchmark", "scripts", "tools", "build", "dist", "ci", "site-packages", "node_modules",
     "venv", "__pycache__", "requirements", "samples", "demo", "demos", "notebooks",
 }  # fmt: skip

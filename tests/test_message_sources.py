@@ -1,0 +1,271 @@
+# Messages built away from the raise (issue 12): by the exception class, a factory, a
+# joined list, a module constant; each a template of its own with `message.source`.
+from __future__ import annotations
+
+from pathlib import Path
+
+from errdex.codec import message_from_json, message_to_json
+from errdex.extract.files import walk_files
+from errdex.index import index_source
+from errdex.match import Matcher
+from errdex.model import ErrorSite
+from errdex.store import open_store
+from tests.conftest import index_snippet, index_tree, write_tree
+
+ERRORS = """
+    class ConfigError(Exception):
+        pass
+
+
+    class MissingKey(ConfigError):
+        def __init__(self, section, key):
+            self.section = section
+            super().__init__(f"[{section}] has no key {key!r}")
+
+
+    class Prefixed(Exception):
+        def __str__(self):
+            return f"pkg failed: {self.args[0]}"
+
+
+    class Coded(Exception):
+        def __init__(self, code, detail):
+            self.code = code
+            self.detail = detail
+
+        def __str__(self):
+            return f"E{self.code}: {self.detail}"
+
+
+    class Templated(Exception):
+        message = "something went wrong"
+
+        def __init__(self, **kwargs):
+            super().__init__(self.message.format(**kwargs))
+
+
+    class NoSuchUser(Templated):
+        message = "no user named {name} in {realm}"
+
+
+    class NoSuchOption(Exception):
+        def __init__(self, option_name, message=None):
+            if message is None:
+                message = "No such option: {name}".format(name=option_name)
+            super().__init__(message)
+
+
+    class PoolError(Exception):
+        def __init__(self, pool, message):
+            super().__init__(f"{pool}: {message}")
+
+
+    class RequestError(PoolError):
+        def __init__(self, pool, url, message):
+            self.url = url
+            super().__init__(pool, message)
+
+
+    class MaxRetryError(RequestError):
+        def __init__(self, pool, url, reason=None):
+            message = f"Max retries exceeded with url: {url} (Caused by {reason!r})"
+            super().__init__(pool, url, message)
+
+
+    def suffixed(pos, msg):
+        return ConfigError(f"{msg} (at position {pos})")
+"""
+
+USE = """
+    import textwrap
+
+    from pkg.errors import (
+        Coded, MaxRetryError, MissingKey, NoSuchOption, NoSuchUser, Prefixed, suffixed
+    )
+
+    NOT_FOUND = "the frobnicator was not found in the registry"
+    TEMPLATE = "cannot open %s: permission denied for user %s"
+
+
+    def get(section, key):
+        raise MissingKey(section, key)
+
+
+    def prefixed(x):
+        raise Prefixed(f"bad value {x}")
+
+
+    def coded(n):
+        raise Coded(42, detail=f"the widget {n} is broken")
+
+
+    def user(name):
+        raise NoSuchUser(name=name, realm="main")
+
+
+    def option(opt):
+        raise NoSuchOption(opt)
+
+
+    def retry(pool, url, error):
+        raise MaxRetryError(pool, url, error)
+
+
+    def parse(pos):
+        raise suffixed(pos, "Invalid value")
+
+
+    def check(cfg):
+        problems = []
+        if cfg.a < 0:
+            problems.append(f"a must be non-negative, got {cfg.a}")
+        if not cfg.name:
+            problems.append("name must not be empty")
+        if problems:
+            raise ValueError(" ".join(problems))
+
+
+    def constant():
+        raise LookupError(NOT_FOUND)
+
+
+    def formatted(path, user):
+        raise PermissionError(TEMPLATE % (path, user))
+
+
+    def dedented(x):
+        raise RuntimeError(
+            textwrap.dedent(
+                '''
+                The model could not be loaded.
+                Try again later.
+                '''
+            )
+        )
+"""
+
+
+def _sites(tmp_path: Path) -> dict[str, list[ErrorSite]]:
+    sites = index_tree(
+        tmp_path, {"pkg/__init__.py": "", "pkg/errors.py": ERRORS, "pkg/use.py": USE}
+    )
+    out: dict[str, list[ErrorSite]] = {}
+    for site in sites:
+        if site.location.file == "pkg/use.py":
+            out.setdefault(site.location.function, []).append(site)
+    return out
+
+
+def _text(sites: list[ErrorSite]) -> list[tuple[str, str]]:
+    return [(s.message.text, s.message.source) for s in sites if s.message is not None]
+
+
+def test_text_made_by_the_exception_class(tmp_path: Path) -> None:
+    by_function = _sites(tmp_path)
+    assert _text(by_function["get"]) == [("[{section}] has no key {key!r}", "exception-class")]
+    assert _text(by_function["prefixed"]) == [("pkg failed: bad value {x}", "exception-class")]
+    assert _text(by_function["coded"]) == [("E{42}: the widget {n} is broken", "exception-class")]
+    assert _text(by_function["user"]) == [("no user named {name} in main", "exception-class")]
+    assert _text(by_function["option"]) == [("No such option: {opt}", "exception-class")]
+    # MaxRetryError -> RequestError -> PoolError, each __init__ handing its text on
+    assert _text(by_function["retry"]) == [
+        ("{pool}: Max retries exceeded with url: {url} (Caused by {error!r})", "exception-class")
+    ]
+
+
+def test_text_returned_by_a_factory(tmp_path: Path) -> None:
+    (site,) = _sites(tmp_path)["parse"]
+    assert _text([site]) == [("Invalid value (at position {pos})", "factory")]
+    assert site.exception.name == "ConfigError"
+    assert site.exception.qualname == "pkg.errors.ConfigError"
+
+
+def test_joined_list_constant_variable_format_and_dedent(tmp_path: Path) -> None:
+    by_function = _sites(tmp_path)
+    assert _text(by_function["check"]) == [
+        ("{problems}a must be non-negative, got {cfg.a}{problems}", "joined-list"),
+        ("{problems}name must not be empty{problems}", "joined-list"),
+    ]
+    assert _text(by_function["constant"]) == [
+        ("the frobnicator was not found in the registry", "constant")
+    ]
+    assert _text(by_function["formatted"]) == [
+        ("cannot open {path}: permission denied for user {user}", "raise")
+    ]
+    assert _text(by_function["dedented"]) == [
+        ("The model could not be loaded.\nTry again later.", "raise")
+    ]
+
+
+def test_a_module_constant_rebound_is_not_taken() -> None:
+    sites = index_snippet(
+        """
+        MSG = "first text of the message"
+        MSG = "second text of the message"
+
+        def f():
+            raise ValueError(MSG)
+        """
+    )
+    assert [s.message.text for s in sites if s.message] == ["{MSG}"]
+
+
+def test_message_source_in_json_only_grows() -> None:
+    (site,) = index_snippet(
+        """
+        def f(x):
+            raise ValueError(f"bad {x}")
+        """
+    )
+    assert site.message is not None
+    data = message_to_json(site.message)
+    assert data["source"] == "raise"
+    del data["source"]  # a record written before the field existed
+    assert message_from_json(data) == site.message
+
+
+def test_class_built_messages_match_back(tmp_path: Path) -> None:
+    write_tree(tmp_path / "tree", {"pkg/__init__.py": "", "pkg/errors.py": ERRORS})
+    write_tree(tmp_path / "tree", {"pkg/use.py": USE})
+    store = open_store(tmp_path / "errdex.sqlite")
+    index_source(str(tmp_path / "tree"), store)
+    matcher = Matcher(store)
+    cases = {
+        "pkg.errors.MissingKey: [db] has no key 'host'": "get",
+        "no user named bob in main": "user",
+        "NoSuchOption: No such option: --frobnicate": "option",
+        "pkg.errors.MaxRetryError: HTTPConnectionPool(host='x', port=1): Max retries exceeded "
+        "with url: /a (Caused by NewConnectionError('refused'))": "retry",
+        "pkg.errors.ConfigError: Invalid value (at position 12)": "parse",
+        "ValueError: a must be non-negative, got -3 name must not be empty": "check",
+        "name must not be empty": "check",
+    }
+    for text, function in cases.items():
+        result = matcher.match(text)
+        assert result.matches, (text, result.note)
+        assert result.matches[0].function == function, (text, result.matches[:2])
+    top = matcher.match("pkg.errors.MissingKey: [db] has no key 'host'").matches[0]
+    assert top.values == {"section": "db", "key": "'host'"} and top.exception_agrees
+    store.close()
+
+
+def test_test_files_beside_the_code_are_not_package_code(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/core.py": "",
+            "pkg/conftest.py": "",
+            "pkg/test_core.py": "",
+            "pkg/core_test.py": "",
+            "pkg/tests/test_a.py": "",
+            "pkg/test/helpers.py": "",
+            "pkg/testing/fixtures.py": "",
+            "pkg/sub/testing.py": "",
+        },
+    )
+    assert walk_files(tmp_path, ("pkg",)).paths == [
+        "pkg/__init__.py",
+        "pkg/core.py",
+        "pkg/sub/testing.py",
+    ]
