@@ -265,6 +265,9 @@ class Snapshot:
     # what the package's metadata requires: (distribution, extra), extra "" for the
     # requirements every install has; read as text, never by running setup.py
     requires: tuple[tuple[str, str], ...] = ()
+    # what the tree is when it is not the release's source, for the user to read: the
+    # platform wheel whose Python files stand in for a project that publishes no sdist
+    note: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from errdex.codec import message_from_json, message_to_json
-from errdex.extract.files import walk_files
+from errdex.extract.files import module_name, walk_files
 from errdex.index import index_source
 from errdex.match import Matcher
 from errdex.model import ErrorSite
+from errdex.sources.layout import code_paths
 from errdex.store import open_store
 from tests.conftest import index_snippet, index_tree, write_tree
 
@@ -269,3 +270,80 @@ def test_test_files_beside_the_code_are_not_package_code(tmp_path: Path) -> None
         "pkg/core.py",
         "pkg/sub/testing.py",
     ]
+
+
+def test_lib_layout_and_its_test_folder(tmp_path: Path) -> None:
+    """sqlalchemy's sdist: the package under lib/, its tests in test/ beside it."""
+    root = write_tree(
+        tmp_path / "SQLAlchemy-2.0",
+        {
+            "setup.py": "",
+            "lib/sqlalchemy/__init__.py": "",
+            "lib/sqlalchemy/exc.py": "class ArgumentError(Exception):\n    pass\n",
+            "lib/sqlalchemy/engine.py": """
+                from sqlalchemy import exc
+
+                def connect(url):
+                    raise exc.ArgumentError(f"Could not parse URL from string '{url}'")
+            """,
+            "test/__init__.py": "",
+            "test/test_engine.py": "def test_x():\n    raise ValueError('not package code')\n",
+            "examples/demo.py": "",
+        },
+    )
+    assert code_paths(root, "sqlalchemy") == ("lib/sqlalchemy",)
+    assert module_name("lib/sqlalchemy/engine.py") == "sqlalchemy.engine"
+    store = open_store(tmp_path / "errdex.sqlite")
+    index_source(str(root), store)
+    (record,) = list(store.iter_records())
+    assert record.site.location.file == "lib/sqlalchemy/engine.py"
+    assert record.site.exception.qualname == "sqlalchemy.exc.ArgumentError"
+    tb = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/lib/python3.12/site-packages/sqlalchemy/engine.py", line 5, in connect\n'
+        "sqlalchemy.exc.ArgumentError: Could not parse URL from string 'x'"
+    )
+    top = Matcher(store).match(tb).matches[0]
+    assert (top.file, top.line) == ("lib/sqlalchemy/engine.py", 5)
+    assert top.note is not None and "last frame is this raise" in top.note
+    store.close()
+
+
+VENDORED = {
+    "errors.py": "class OutOfStock(Exception):\n    pass\n",
+    "cart.py": """
+        from .errors import OutOfStock
+
+        def take(item, have, want):
+            raise OutOfStock(f"only {have} of {item!r} left in stock, but {want} were asked for")
+    """,
+}
+
+
+def test_the_same_text_in_two_packages_is_told_apart(tmp_path: Path) -> None:
+    """A vendored copy: the qualified class the user saw and the traceback's paths pick
+    the package."""
+    shop = {"setup.py": "", "shop/__init__.py": ""} | {f"shop/{k}": v for k, v in VENDORED.items()}
+    big = {"setup.py": "", "big/__init__.py": "", "big/_vendor/__init__.py": ""}
+    big |= {"big/_vendor/shop/__init__.py": ""}
+    big |= {f"big/_vendor/shop/{k}": v for k, v in VENDORED.items()}
+    store = open_store(tmp_path / "errdex.sqlite")
+    index_source(str(write_tree(tmp_path / "shop", shop)), store)
+    index_source(str(write_tree(tmp_path / "big", big)), store)
+    matcher = Matcher(store)
+    text = "only 2 of 'apple' left in stock, but 5 were asked for"
+    for shown, package in (("shop.errors", "shop"), ("big._vendor.shop.errors", "big")):
+        top = matcher.match(f"{shown}.OutOfStock: {text}").matches[0]
+        assert top.package == package, (shown, top)
+    for path, package in (
+        ("/venv/lib/python3.12/site-packages/shop/cart.py", "shop"),
+        ("/venv/lib/python3.12/site-packages/big/_vendor/shop/cart.py", "big"),
+    ):
+        tb = (
+            "Traceback (most recent call last):\n"
+            f'  File "{path}", line 5, in take\n'
+            f"OutOfStock: {text}"
+        )
+        top = matcher.match(tb).matches[0]
+        assert top.package == package, (path, top)
+    store.close()

@@ -615,7 +615,9 @@ def index(monkeypatch: pytest.MonkeyPatch) -> Iterator[Index]:
     served = Index()
     served.add("demo", "demo-1.0.tar.gz", sdist("demo", "1.0"))
     served.add("demo", "demo-1.5-py3-none-any.whl", wheel("demo", "1.5"))
-    served.add("demo", "demo-1.7-cp311-cp311-manylinux_2_17_x86_64.whl", b"binary")
+    served.add("demo", "demo-1.7-cp311-cp311-win_amd64.whl", b"not fetched")
+    served.add("demo", "demo-1.7-cp312-cp312-manylinux_2_17_x86_64.whl", wheel("demo", "1.7"))
+    served.add("demo", "demo-1.7-cp311-cp311-manylinux_2_17_x86_64.whl", b"not fetched")
     served.add("demo", "demo-2.0rc1.tar.gz", sdist("demo", "2.0rc1"))
     monkeypatch.setenv("ERRDEX_PYPI_INDEX", served.url)
     yield served
@@ -648,8 +650,21 @@ def test_pypi_pinned_sdist_then_offline(
 
 def test_pypi_newest_picks_stable_usable_release(index: Index, tmp_path: Path) -> None:
     snap = resolve("pypi:demo", cache_dir=tmp_path)
-    # 2.0rc1 is a pre-release and 1.7 has only a platform wheel: 1.5's pure wheel it is
-    assert (snap.version, snap.code_paths, snap.root.name) == ("1.5", ("demo",), "tree")
+    # 2.0rc1 is a pre-release; 1.7, the newest stable one, has only platform wheels
+    assert (snap.version, snap.code_paths, snap.root.name) == ("1.7", ("demo",), "tree")
+    pure = resolve("pypi:demo==1.5", cache_dir=tmp_path)
+    assert (pure.version, pure.note) == ("1.5", None)
+
+
+def test_pypi_platform_wheels_only_index_one_wheel_and_say_which(
+    index: Index, tmp_path: Path
+) -> None:
+    snap = resolve("pypi:demo==1.7", cache_dir=tmp_path)
+    # Linux x86-64 first, the newest CPython among those
+    assert snap.note is not None
+    assert "demo-1.7-cp312-cp312-manylinux_2_17_x86_64.whl" in snap.note
+    assert (snap.version, snap.code_paths) == ("1.7", ("demo",))
+    assert (snap.root / "demo" / "__init__.py").is_file()
 
 
 def test_pypi_not_found(index: Index, tmp_path: Path) -> None:
@@ -658,8 +673,6 @@ def test_pypi_not_found(index: Index, tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match=r"demo has no release 3\.0; its most recent") as gone:
         resolve("pypi:demo==3.0", cache_dir=tmp_path)
     assert "1.5" in str(gone.value) and "rc1" not in str(gone.value)  # stable ones only
-    with pytest.raises(NotFoundError, match="only platform-specific wheels"):
-        resolve("pypi:demo==1.7", cache_dir=tmp_path)
     with pytest.raises(SourceError, match="pypi:NAME==VERSION"):
         resolve("pypi:demo>=1", cache_dir=tmp_path)
 

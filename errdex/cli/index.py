@@ -181,6 +181,8 @@ def _print_summary(result: IndexResult) -> None:
             f"({result.files:,} files, {result.site_count:,} error sites, {result.seconds:.2f} s)"
         )
         return
+    if snap.note is not None:
+        err.say(f"{snap.package} {snap.version}: {snap.note}")
     out.print(
         f"{snap.package} {snap.version}: {result.files:,} files ({result.parsed:,} parsed), "
         f"{result.site_count:,} error sites, {len(result.skipped)} skipped, "

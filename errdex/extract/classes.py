@@ -127,7 +127,7 @@ def _made_here(part: Part) -> bool:
     """Text the class itself contributes: a literal, or a class-level string."""
     if isinstance(part, Text):
         return bool(part.text.strip())
-    return part.expr.startswith("self.") and part.expr != MESSAGE_HOLE
+    return part.expr.startswith("self.") and part.expr[5:].isidentifier()
 
 
 def class_delegation(node: ast.ClassDef, render: Render) -> tuple[ArgFact, ...] | None:

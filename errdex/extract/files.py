@@ -151,12 +151,12 @@ def module_name(path: str) -> str:
     """Dotted module of a relative path: "src/pkg/a/__init__.py" -> "pkg.a".
 
     The one place a path becomes a module name. A leading `src/` is not part of the
-    name; the `__init__.py` at the top of a tree that is itself a package names no
-    module relative to that tree, so it gives "" (callers that show it fall back to
-    the path).
+    name, nor a leading `lib/` above a package (sqlalchemy's `lib/sqlalchemy/`); the
+    `__init__.py` at the top of a tree that is itself a package names no module
+    relative to that tree, so it gives "" (callers that show it fall back to the path).
     """
     parts = path.removesuffix(".py").split("/")
-    if parts[0] == "src" and len(parts) > 1:
+    if (parts[0] == "src" and len(parts) > 1) or (parts[0] == "lib" and len(parts) > 2):
         parts = parts[1:]
     if is_package_init(path):
         parts = parts[:-1]

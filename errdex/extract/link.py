@@ -118,7 +118,10 @@ class Linker(Names):
             if ref is None:
                 continue
             if ref.fact.recipe is not None:
-                return self._fill_recipe(ref.fact.recipe, ref.fact.init_params, raw, qualname)
+                made = self._fill_recipe(ref.fact.recipe, ref.fact.init_params, raw, qualname)
+                if made.literal_text.strip() or raw.message is None:
+                    return made
+                return None  # the class's text is all unknown: the raise's own says more
             if ref.fact.passes is not None and len(ref.fact.passes) > 1:
                 # super().__init__(pool, url, message): the base builds the text of these
                 params = ref.fact.init_params

@@ -12,7 +12,7 @@ from typing import Any
 
 from errdex.errors import InputTooLarge
 from errdex.match._align import ELISIONS, Alignment, align, normalize
-from errdex.match._index import Index, Occurrence, Site, Template, short_exception
+from errdex.match._index import Index, Occurrence, Site, Template, frame_fit, short_exception
 from errdex.match._paste import (
     Frame,
     Segment,
@@ -43,6 +43,7 @@ class _Candidate:
     alignment: Alignment | None = None
     text: str = ""
     frame: int = 0  # 2: last frame is this raise's line; 1: its file and function
+    fit: int = 0  # characters of the last frame's path the site's file explains
     exception_agrees: bool | None = None
     credible: bool = False
     exact: bool = False
@@ -301,6 +302,7 @@ class Matcher:
                 c = candidate(site)
                 if c is None:
                     continue
+                c.fit = max(c.fit, frame_fit(last.path, occ.file))
                 if level == 2 and (
                     c.frame < 2 or version_key(occ.version) > version_key(c.occ.version)
                 ):
@@ -368,9 +370,12 @@ class Matcher:
         c.text_ok = text_ok
         c.credible = text_ok or c.on_frame
         c.shown = segment.exception
+        exc_score = 0
         if segment.exception is not None:
             c.exception_agrees = short_exception(segment.exception) in c.site.exception_names
-        exc_score = 0 if c.exception_agrees is None else (1 if c.exception_agrees else -1)
+            exc_score = 1 if c.exception_agrees else -1
+            if c.exception_agrees and segment.exception in c.site.qualnames:
+                exc_score = 2  # the qualified class the user saw: this package's
         complete = al is not None and al.complete
         matched = al.matched if al is not None else 0
         c.exact = bool(
@@ -381,6 +386,7 @@ class Matcher:
             c.on_frame,
             text_ok,
             c.frame,
+            c.fit,
             complete,
             exc_score,
             matched,

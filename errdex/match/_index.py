@@ -14,7 +14,15 @@ from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, version_key
 from errdex.text import features
 
-__all__ = ["Index", "Occurrence", "Site", "Template", "exception_names", "short_exception"]
+__all__ = [
+    "Index",
+    "Occurrence",
+    "Site",
+    "Template",
+    "exception_names",
+    "frame_fit",
+    "short_exception",
+]
 
 MAX_RARE_DF = 0.02  # a word in more than this share of templates is too common to pick by
 RARE_WORDS = 10
@@ -69,10 +77,20 @@ class Site:
     package_display: str  # as the store spells it
     exception: str  # as written at the raise
     exception_names: frozenset[str]  # its class, aliases and known bases (last components)
+    qualnames: frozenset[str]  # the same, qualified (`requests.exceptions.InvalidSchema`)
     text: str | None  # message.text of the record
     holes: tuple[tuple[str, ...], ...]  # hole expressions per gap between literals
     template: Template | None
     occurrences: list[Occurrence] = field(default_factory=list)  # oldest version first
+
+
+def frame_fit(path: str, file: str) -> int:
+    """How much of a traceback frame's `path` an indexed `file` explains: the length of
+    the file's path (without a leading src/ or lib/) that `path` ends with, or 0. A
+    vendored copy (pip/_vendor/requests/...) fits its own frames better than the
+    package it copies."""
+    rels = (file, file[4:]) if file.startswith(("src/", "lib/")) else (file,)
+    return max((len(rel) for rel in rels if path == rel or path.endswith("/" + rel)), default=0)
 
 
 class Index:
@@ -134,8 +152,7 @@ class Index:
             ]
         out: list[tuple[Site, Occurrence]] = []
         for site, occ in self._frames[base]:
-            rels = (occ.file, occ.file[4:]) if occ.file.startswith("src/") else (occ.file,)
-            if any(path == rel or path.endswith("/" + rel) for rel in rels):
+            if frame_fit(path, occ.file):
                 out.append((site, occ))
         return out
 
@@ -189,6 +206,7 @@ class Index:
             package_display=first.package,
             exception=first.exception,
             exception_names=exception_names(first.exception_names),
+            qualnames=frozenset(n for n in first.exception_names if "." in n),
             text=first.text,
             holes=first.holes,
             template=template,

@@ -197,6 +197,12 @@ def _from_pypi(
         date=release.upload_time,
         code_paths=paths,
         requires=meta.requires,
+        note=(
+            f"the Python files of {release.filename}: the release has no sdist or "
+            "pure-Python wheel, and its compiled parts are not read"
+            if pypi.is_platform_wheel(release.filename)
+            else None
+        ),
     )
 
 

@@ -50,14 +50,17 @@ def _children(directory: Path) -> list[Path]:
 def code_paths(root: Path, import_name: str | None = None) -> tuple[str, ...]:
     """Return the package code in `root` as paths relative to it, sorted.
 
-    Packages are directories with an `__init__.py` at the root or under `src/` (kept as
-    `src/NAME`). A top-level module counts only when no package was found or when it is
-    named `import_name` (`six.py`). When neither exists, a directory named `import_name`
-    holding .py files (a namespace package) is taken. Empty when nothing looks like code.
+    Packages are directories with an `__init__.py` at the root or under `src/` or `lib/`
+    (kept as `src/NAME`, `lib/NAME`). A top-level module counts only when no package was
+    found or when it is named `import_name` (`six.py`). When neither exists, a directory
+    named `import_name` holding .py files (a namespace package) is taken. Empty when
+    nothing looks like code.
     """
     bases = [(root, "")]
     if (root / "src").is_dir():
         bases.append((root / "src", "src/"))
+    if (root / "lib").is_dir() and not (root / "lib" / "__init__.py").is_file():
+        bases.append((root / "lib", "lib/"))  # not a package named lib: packages under it
     packages: list[str] = []
     modules: list[str] = []
     for base, prefix in bases:

@@ -1,4 +1,5 @@
-# PyPI sources: find a release's sdist (or pure-python wheel) through the JSON simple API
+# PyPI sources: find a release's sdist (or pure-python wheel; for a project that publishes
+# neither, as torch, one platform wheel, whose Python files are indexed) through the JSON simple API
 # (PEP 691), download it once into cache/downloads with its sha256 checked, and remember
 # which file NAME==VERSION resolved to, so a pinned SOURCE works offline once cached.
 from __future__ import annotations
@@ -166,18 +167,48 @@ def list_files(name: str) -> list[dict[str, Any]]:
 
 
 def _file_version(name: str, filename: str) -> tuple[Version, int] | None:
-    """(version, preference) of a usable file of `name`: 0 sdist, 1 pure wheel; else None."""
+    """(version, preference) of a usable file of `name`: 0 sdist, 1 pure wheel, then the
+    platform wheels, the likeliest first (see _platform_rank); else None."""
     try:
         if filename.endswith(".whl"):
             wheel_name, version, _, tags = parse_wheel_filename(filename)
+            if wheel_name != name:
+                return None
             pure = any((t.interpreter, t.abi, t.platform) in _PURE_TAGS for t in tags)
-            return (version, 1) if pure and wheel_name == name else None
+            return (version, 1) if pure else (version, 2 + _platform_rank(tags))
         if filename.endswith((".tar.gz", ".zip")):
             sdist_name, version = parse_sdist_filename(filename)
             return (version, 0) if canonical_name(sdist_name) == name else None
     except (InvalidSdistFilename, InvalidWheelFilename, InvalidVersion):
         return None
     return None
+
+
+def _platform_rank(tags: frozenset[Any]) -> int:
+    """How far a platform wheel is from the one most users install: Linux x86-64 first,
+    then other Linux, macOS, Windows; within each, the newest CPython first."""
+    platforms = " ".join(t.platform for t in tags)
+    if "linux" in platforms and "x86_64" in platforms:
+        system = 0
+    elif "linux" in platforms:
+        system = 1
+    elif "macosx" in platforms:
+        system = 2
+    else:
+        system = 3
+    pythons = [int(t.interpreter[2:]) for t in tags if t.interpreter[2:].isdigit()]
+    return system * 1000 + (999 - max(pythons, default=0) % 1000)
+
+
+def is_platform_wheel(filename: str) -> bool:
+    """True for a wheel that is not pure Python (its compiled parts are not indexed)."""
+    if not filename.endswith(".whl"):
+        return False
+    try:
+        _, _, _, tags = parse_wheel_filename(filename)
+    except InvalidWheelFilename:
+        return False
+    return not any((t.interpreter, t.abi, t.platform) in _PURE_TAGS for t in tags)
 
 
 def release_versions(name: str, files: list[dict[str, Any]]) -> list[str]:
@@ -191,7 +222,8 @@ def release_versions(name: str, files: list[dict[str, Any]]) -> list[str]:
 
 
 def choose(name: str, version: str | None, files: list[dict[str, Any]]) -> Release:
-    """Pick the sdist (else a pure-python wheel) of `version`, or of the newest stable release.
+    """Pick the sdist (else a pure-python wheel, else one platform wheel: Linux x86-64, the
+    newest CPython) of `version`, or of the newest stable release.
 
     Yanked files are used only when pinned. Raises NotFoundError when there is none.
     """
@@ -209,11 +241,6 @@ def choose(name: str, version: str | None, files: list[dict[str, Any]]) -> Relea
     if wanted is not None:
         matches = [item for item in usable if item[0] == wanted]
         if not matches:
-            if any(str(entry["filename"]).count(f"-{version}-") for entry in files):
-                raise NotFoundError(
-                    f"no sdist or pure-python wheel for {name}=={version}: it has only"
-                    " platform-specific wheels, which errdex cannot index"
-                )
             releases = sorted(v for v in seen if not v.is_prerelease and not v.is_devrelease)
             near = ", ".join(str(v) for v in releases[-5:]) or "none"
             raise NotFoundError(
@@ -224,12 +251,14 @@ def choose(name: str, version: str | None, files: list[dict[str, Any]]) -> Relea
         matches = stable or usable
         if not matches:
             raise NotFoundError(
-                f"no sdist or pure-python wheel of {name} on {index_url()}; "
+                f"no sdist or wheel of {name} on {index_url()}; "
                 "errdex needs one of these to read the code"
             )
         newest = max(item[0] for item in matches)
         matches = [item for item in matches if item[0] == newest]
-    matches.sort(key=lambda item: (item[1], not item[2]["filename"].endswith(".tar.gz")))
+    matches.sort(
+        key=lambda item: (item[1], not item[2]["filename"].endswith(".tar.gz"), item[2]["filename"])
+    )
     found_version, _, entry = matches[0]
     hashes = entry.get("hashes")
     sha = hashes.get("sha256") if isinstance(hashes, dict) else None
