@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from errdex.codec import message_from_json, message_to_json
 from errdex.extract.files import module_name, walk_files
 from errdex.index import index_source
 from errdex.match import Matcher
 from errdex.model import ErrorSite
+from errdex.sources import resolve
 from errdex.sources.layout import code_paths
 from errdex.store import open_store
-from tests.conftest import index_snippet, index_tree, write_tree
+from tests.conftest import index_snippet, index_tree, indexed_store, write_tree
 
 ERRORS = """
     class ConfigError(Exception):
@@ -347,3 +350,24 @@ def test_the_same_text_in_two_packages_is_told_apart(tmp_path: Path) -> None:
         top = matcher.match(tb).matches[0]
         assert top.package == package, (path, top)
     store.close()
+
+
+@pytest.mark.network
+def test_a_project_with_platform_wheels_only(tmp_path: Path) -> None:
+    """onnxruntime publishes no sdist and no pure wheel (torch neither, at 800 MB): one
+    wheel's Python files are indexed, and the snapshot says which."""
+    store = indexed_store(tmp_path / "errdex.sqlite", "pypi:onnxruntime==1.18.1")
+    (snapshot,) = store.snapshots()
+    assert snapshot.version == "1.18.1"
+    records = list(store.iter_records(package="onnxruntime"))
+    assert len(records) > 50
+    assert all(r.site.location.file.startswith("onnxruntime/") for r in records)
+    top = Matcher(store).match("ValueError: 'providers' should be a sequence.").matches[0]
+    assert (top.file, top.package) == (
+        "onnxruntime/capi/onnxruntime_inference_collection.py",
+        "onnxruntime",
+    )
+    store.close()
+    snap = resolve("pypi:onnxruntime==1.18.1")
+    assert snap.note is not None
+    assert "onnxruntime-1.18.1-cp312-cp312-manylinux" in snap.note and "x86_64" in snap.note

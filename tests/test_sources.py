@@ -555,6 +555,16 @@ def wheel(name: str, version: str) -> bytes:
     return buffer.getvalue()
 
 
+def platform_wheel() -> bytes:
+    """demo 1.7 for Linux x86-64: Python files beside a compiled library."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.writestr("demo/__init__.py", "")
+        zf.writestr("demo/_core.cpython-312-x86_64-linux-gnu.so", b"\x7fELF" + bytes(64))
+        zf.writestr("demo-1.7.dist-info/METADATA", "Name: demo\nVersion: 1.7\n")
+    return buffer.getvalue()
+
+
 class Index:
     """A JSON simple-API index on a loopback port, serving `files`."""
 
@@ -616,7 +626,7 @@ def index(monkeypatch: pytest.MonkeyPatch) -> Iterator[Index]:
     served.add("demo", "demo-1.0.tar.gz", sdist("demo", "1.0"))
     served.add("demo", "demo-1.5-py3-none-any.whl", wheel("demo", "1.5"))
     served.add("demo", "demo-1.7-cp311-cp311-win_amd64.whl", b"not fetched")
-    served.add("demo", "demo-1.7-cp312-cp312-manylinux_2_17_x86_64.whl", wheel("demo", "1.7"))
+    served.add("demo", "demo-1.7-cp312-cp312-manylinux_2_17_x86_64.whl", platform_wheel())
     served.add("demo", "demo-1.7-cp311-cp311-manylinux_2_17_x86_64.whl", b"not fetched")
     served.add("demo", "demo-2.0rc1.tar.gz", sdist("demo", "2.0rc1"))
     monkeypatch.setenv("ERRDEX_PYPI_INDEX", served.url)
@@ -665,6 +675,7 @@ def test_pypi_platform_wheels_only_index_one_wheel_and_say_which(
     assert "demo-1.7-cp312-cp312-manylinux_2_17_x86_64.whl" in snap.note
     assert (snap.version, snap.code_paths) == ("1.7", ("demo",))
     assert (snap.root / "demo" / "__init__.py").is_file()
+    assert not list(snap.root.rglob("*.so"))  # the compiled parts are not even unpacked
 
 
 def test_pypi_not_found(index: Index, tmp_path: Path) -> None:

@@ -182,7 +182,9 @@ def _from_pypi(
             download = pypi.fetch(name, version, downloads, progress)
             dest = cache / "trees" / download.sha256[:16]
         archive = download.path
-        root = materialise(dest, lambda tree: extract_archive(archive, tree))
+        # a platform wheel: its Python files and metadata, not its compiled libraries
+        only = _python_or_metadata if pypi.is_platform_wheel(archive.name) else None
+        root = materialise(dest, lambda tree: extract_archive(archive, tree, only=only))
     release = download.release
     meta = read_tree_metadata(root)
     paths = code_paths(root, import_name(name))
@@ -204,6 +206,10 @@ def _from_pypi(
             else None
         ),
     )
+
+
+def _python_or_metadata(name: str) -> bool:
+    return name.endswith(".py") or (".dist-info/" in name and name.endswith("/METADATA"))
 
 
 def _package_name(declared: str | None, folder: str) -> str:

@@ -21,6 +21,7 @@ import posixpath
 import stat
 import tarfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -40,7 +41,13 @@ class Limits:
     max_total_bytes: int = 2 * 1024**3
 
 
-def extract_archive(archive: Path, target: Path, *, limits: Limits | None = None) -> None:
+def extract_archive(
+    archive: Path,
+    target: Path,
+    *,
+    limits: Limits | None = None,
+    only: Callable[[str], bool] | None = None,
+) -> None:
     """Extract `archive` into the existing directory `target`, checking every member.
 
     Raises UnsafeArchiveError for a member that escapes `target`, links outside it or
@@ -49,14 +56,15 @@ def extract_archive(archive: Path, target: Path, *, limits: Limits | None = None
     a member, PathClashError when a member is a file where another is a folder, and
     SourceError when the file is not a readable archive.
     Whatever was written before an error stays in `target`: extract into a temporary
-    directory (see cache.materialise) and discard it on error.
+    directory (see cache.materialise) and discard it on error. With `only`, a zip's files
+    whose names it refuses are left out, unread and uncounted (folders are kept).
     """
     limits = limits or Limits()
     name = archive.name.lower()
     try:
         if name.endswith((".zip", ".whl")):
             with zipfile.ZipFile(archive) as zf:
-                infos = zf.infolist()
+                infos = [i for i in zf.infolist() if only is None or i.is_dir() or only(i.filename)]
                 _check_index(
                     archive, [(i.filename, i.file_size, not i.is_dir()) for i in infos], limits
                 )
