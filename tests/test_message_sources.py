@@ -371,3 +371,38 @@ def test_a_project_with_platform_wheels_only(tmp_path: Path) -> None:
     snap = resolve("pypi:onnxruntime==1.18.1")
     assert snap.note is not None
     assert "onnxruntime-1.18.1-cp312-cp312-manylinux" in snap.note and "x86_64" in snap.note
+
+
+def test_text_seen_through_a_wrapper(tmp_path: Path) -> None:
+    write_tree(tmp_path / "tree", {"pkg/__init__.py": "", "pkg/errors.py": ERRORS})
+    write_tree(tmp_path / "tree", {"pkg/use.py": USE})
+    store = open_store(tmp_path / "errdex.sqlite")
+    index_source(str(tmp_path / "tree"), store)
+    matcher = Matcher(store)
+    bare = matcher.match("name must not be empty").matches[0]
+    pydantic = matcher.match(
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for Config\n"
+        "name\n"
+        "  Value error, name must not be empty [type=value_error, input_value={'a': 1},"
+        " input_type=dict]\n"
+        "    For further information visit https://errors.pydantic.dev/2.5/v/value_error"
+    ).matches[0]
+    assert pydantic.id == bare.id and pydantic.exception_agrees is True
+    assert pydantic.score >= bare.score
+    loguru = matcher.match(
+        "2024-01-01 10:00:00.123 | ERROR    | app:main:12 - pkg failed: bad value 7"
+    ).matches[0]
+    assert loguru.function == "prefixed" and loguru.values == {"x": "7"}
+    ipython = matcher.match(
+        "Traceback (most recent call last):\n"
+        "File ~/work/x.py:3\n"
+        "      1 import pkg\n"
+        "----> 3 pkg.use.prefixed(7)\n"
+        "File /venv/lib/python3.12/site-packages/pkg/use.py:17, in prefixed(x)\n"
+        "     16 def prefixed(x):\n"
+        '---> 17     raise Prefixed(f"bad value {x}")\n'
+        "Prefixed: pkg failed: bad value 7"
+    ).matches[0]
+    assert ipython.function == "prefixed" and ipython.note is not None
+    assert "last frame is this raise" in ipython.note
+    store.close()

@@ -201,9 +201,9 @@ class Matcher:
                 # a traceback cut before its message is weaker evidence than any message
                 rank = order if segment.message.strip() else -2
                 self._evaluate(segment, rank, pkg_filter, version, cands)
-                shown = _class_shown(segment)
-                if shown is not None:  # `pkg.errors.NotFound: ...`, a class we could not tell
-                    self._evaluate(shown, rank, pkg_filter, version, cands)
+                for inner in (_class_shown(segment), _validation_error(segment)):
+                    if inner is not None:  # the text read another way: judged beside it
+                        self._evaluate(inner, rank, pkg_filter, version, cands)
             self._settle(cands)
             if not any(c.credible for c in cands.values()):
                 lines = "\n".join(line for line, _ in cleaned).strip()
@@ -466,6 +466,34 @@ def _class_shown(segment: Segment) -> Segment | None:
     if head is None or not head[1].strip() or not head[0].rsplit(".", 1)[-1][:1].isupper():
         return None
     return Segment(head[0], head[1] + newline + rest, segment.frames)
+
+
+_PYDANTIC_KINDS = {"Value error, ": "ValueError", "Assertion failed, ": "AssertionError"}
+
+
+def _validation_error(segment: Segment) -> Segment | None:
+    """The first error a pydantic ValidationError wraps (`1 validation error for Model`,
+    a field line, then `  Value error, MESSAGE [type=value_error, ...]`), as the
+    exception the validator raised; else None."""
+    text = segment.message
+    if "validation error" not in text or " for " not in text:
+        return None
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        body = line.strip()
+        for head, exception in _PYDANTIC_KINDS.items():
+            if not body.startswith(head):
+                continue
+            taken = [body[len(head) :]]
+            for more in lines[i + 1 :]:
+                if "[type=" in taken[-1]:
+                    break
+                taken.append(more)
+            inner = "\n".join(taken)
+            cut = inner.rfind(" [type=")
+            inner = inner[:cut] if cut >= 0 else inner
+            return Segment(exception, inner, segment.frames) if inner.strip() else None
+    return None
 
 
 def _fits(al: Alignment, lit_len: int, size: int) -> bool:

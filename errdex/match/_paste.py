@@ -28,6 +28,7 @@ _RECORD_PREFIX = re2.compile(
     + r"(?:\s*[-|]\s*|\s+)?(?:\[?"
     + _LEVEL
     + r"\]?(?:\s*[-|:]\s*|\s+))?"  # 2025-01-18 10:00:00,123 - ERROR - / [2025-...] [WARNING]
+    + r"(?:[\w.<>-]+:[\w.<>-]+:\d+ - )?"  # loguru: 2025-01-18 10:00:00.123 | ERROR | m:f:12 -
     + r"|\["
     + _LEVEL
     + r"[^\]]*\]\s?"  # [WARNING:swift]
@@ -188,6 +189,13 @@ def _parse_frame(line: str) -> Frame | None:
             return None
         func = rest.split(", in ", 1)[1].strip() if ", in " in rest else ""
         return Frame(path=body[6:end].replace("\\", "/"), line=int(digits), function=func)
+    # IPython 8: `File /path/to/file.py:123, in func(arg)` (`~` for the home folder)
+    if body.startswith("File ") and ", in " in body:
+        where, func = body[5:].split(", in ", 1)
+        path, _, digits = where.rpartition(":")
+        if digits.isdigit() and path.endswith((".py", ".pyx")):
+            name = func.split("(", 1)[0].strip()
+            return Frame(path=path.replace("\\", "/"), line=int(digits), function=name)
     # rich: `/path/to/file.py:123 in func`
     if " in " in body and "│" not in body:
         where, func = body.rsplit(" in ", 1)
