@@ -272,7 +272,10 @@ def test_test_files_beside_the_code_are_not_package_code(tmp_path: Path) -> None
         "pkg/__init__.py",
         "pkg/core.py",
         "pkg/sub/testing.py",
+        "pkg/testing/fixtures.py",  # public API in numpy, torch, pandas
     ]
+    write_tree(tmp_path / "top", {"testing/helpers.py": "", "pkg/__init__.py": ""})
+    assert code_paths(tmp_path / "top", "pkg") == ("pkg",)
 
 
 def test_lib_layout_and_its_test_folder(tmp_path: Path) -> None:

@@ -19,8 +19,11 @@ from errdex.model import SkippedFile
 from errdex.sources.reading import is_clean_name, resolves_inside, shown_name, special_kind
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
-# Test code beside the package code, at any depth: not the package's own errors.
-TEST_DIRS = frozenset({"tests", "test", "testing"})
+# Test code beside the package code, at any depth: not the package's own errors. A
+# `testing/` folder inside a package is kept: numpy.testing, torch.testing and
+# pandas.testing are public API whose errors users meet (a top-level `testing/` is not
+# package code, see sources/layout.py).
+TEST_DIRS = frozenset({"tests", "test"})
 
 
 def is_test_file(name: str) -> bool:
