@@ -15,6 +15,7 @@ from errdex.extract.render import Render
 from errdex.extract.templates import (
     TemplateBuilder,
     Variant,
+    gettext_text,
     is_stringish,
     merge,
     percent_parts,
@@ -41,7 +42,6 @@ TEMPLATE_ATTRS = frozenset(
         "description",
     }
 )
-_GETTEXT = frozenset({"_", "gettext", "gettext_lazy", "ugettext", "ugettext_lazy", "_lazy"})
 _SUPER_STR = frozenset({"__str__", "__repr__"})
 
 
@@ -66,14 +66,7 @@ def _constant_text(node: ast.expr) -> str | None:
     """A string literal, or one passed through gettext (`_("...")`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in _GETTEXT
-        and len(node.args) == 1
-    ):
-        return _constant_text(node.args[0])
-    return None
+    return gettext_text(node)
 
 
 def init_defaults(node: ast.ClassDef, render: Render) -> tuple[tuple[str, Message], ...]:
