@@ -147,21 +147,31 @@ def shared_record_text(
     go after the id (16 hex digits, the first key), the pinned link at the end of the
     first "location" object (the site's own: keys are codec's, and no string holds an
     unescaped quote), the report link in place of its null."""
-    dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
     head, _, rest = body.partition(",")
     start = rest.index(_LOCATION) + len(_LOCATION) - 1
     location, end = _DECODER.raw_decode(rest, start)
-    location["url"] = source_url(repo_url, commit, location["file"], location["line"])
+    url = source_url(repo_url, commit, location["file"], location["line"])
     tail = rest[end:]
     if report_issue_url is not None:
-        tail = tail.replace(_REPORT, ',"report_issue_url":' + dump(report_issue_url), 1)
-    snapshot = (
-        dump({"name": package, "version": version}),
-        dump({"url": repo_url, "commit": commit}),
-    )
+        tail = tail.replace(_REPORT, ',"report_issue_url":' + _string(report_issue_url), 1)
     return (
-        f'{head},"package":{snapshot[0]},"repo":{snapshot[1]},{rest[:start]}{dump(location)}{tail}'
+        f"{head},{_snapshot_fields(package, version, repo_url, commit)},{rest[: end - 1]}"
+        f',"url":{"null" if url is None else _string(url)}}}{tail}'
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _snapshot_fields(package: str, version: str, repo_url: str | None, commit: str | None) -> str:
+    """`"package":{…},"repo":{…}` as `dumps` writes them: the same for every record of a
+    snapshot, so made once."""
+    dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+    name = dump({"name": package, "version": version})
+    return f'"package":{name},"repo":{dump({"url": repo_url, "commit": commit})}'
+
+
+def _string(text: str) -> str:
+    """A JSON string as `dumps(..., ensure_ascii=False)` writes it."""
+    return json.encoder.encode_basestring(text)
 
 
 def record_to_json(record: Record) -> JSON:
