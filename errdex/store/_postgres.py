@@ -15,12 +15,11 @@ import contextlib
 import dataclasses
 import hashlib
 import itertools
-import json
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import psycopg
 from psycopg import Connection
@@ -31,19 +30,17 @@ from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
-    IndexedSite,
     IndexFailure,
     Record,
     SearchHit,
     SearchResult,
     SkippedFile,
     Snapshot,
-    StoredSnapshot,
 )
-from errdex.names import canonical as canonicalize_name
 from errdex.store import _postgres_index as index
 from errdex.store import _postgres_search as search
-from errdex.store._common import chosen_snapshots, search_highlight, sort_versions, version_key
+from errdex.store._base import StoreBase, T, record, record_text
+from errdex.store._common import search_highlight
 from errdex.store._schema import SCHEMA_VERSION, full_schema
 
 _POOL_MAX = 8  # connections per store (each thread of a server borrows one per query)
@@ -121,19 +118,25 @@ _VECTOR_VALUES = (
 _RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id, m.report_url"
 
 
-def _record_text(row: Sequence[Any]) -> str:
-    body, package, version, repo_url, commit, report_url = row[:6]
-    return codec.shared_record_text(body, package, version, repo_url, commit, report_url)
-
-
 def _record(row: Sequence[Any]) -> Record:
-    return codec.record_from_json(json.loads(_record_text(row)))
+    return record(record_text(row))
 
 
-class PostgresStore:
+class PostgresStore(StoreBase):
     """Error sites and snapshots in one PostgreSQL database, shared by every process
     that opens it. Thread-safe: each call borrows a connection from the pool, except
     inside `reading()`, whose thread keeps one for the block."""
+
+    _mark = "%s"
+    _record_fields = _RECORD_FIELDS
+    _record_order = "ORDER BY sel.key, r.file, r.line, m.ord"
+    _site_rows = (
+        "FROM records AS r JOIN members AS m ON m.record_id = r.id"
+        " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE r.site_id = %s"
+    )
+    _site_order = "ORDER BY sn.id, m.ord"
+    _message_is = "AND (r.message_text = %s OR r.message_literal = %s)"
+    _index_queries: ClassVar[ModuleType] = index
 
     def __init__(self, url: str, *, create: bool = True) -> None:
         """Connect to the database at `url` and create errdex's schema in it if `create`.
@@ -415,55 +418,9 @@ class PostgresStore:
 
     # -- reading ----------------------------------------------------------------------
 
-    def snapshot_state(self, package: str, version: str) -> tuple[str, str] | None:
-        """Return (tree_hash, extractor) of the stored snapshot, or None if there is none."""
-        rows = self._read(
-            "SELECT tree_hash, extractor FROM snapshots WHERE package = %s AND version = %s",
-            (package, version),
-        )
-        return (rows[0][0], rows[0][1]) if rows else None
-
-    def snapshots(self) -> list[StoredSnapshot]:
-        """Return every stored snapshot, ordered by package then version (oldest first)."""
-        skipped: dict[int, list[SkippedFile]] = {}
-        for snapshot_id, path, reason in self._read(
-            "SELECT snapshot_id, path, reason FROM skipped ORDER BY snapshot_id, path"
-        ):
-            skipped.setdefault(snapshot_id, []).append(SkippedFile(path=path, reason=reason))
-        out = [
-            StoredSnapshot(
-                package=row[1],
-                version=row[2],
-                source=row[3],
-                repo_url=row[4],
-                commit=row[5],
-                date=row[6],
-                files=row[7],
-                sites=row[8],
-                skipped=tuple(skipped.get(row[0], ())),
-                indexed_at=row[9],
-            )
-            for row in self._read(
-                "SELECT id, package, version, source, repo_url, commit_id, date, files, sites,"
-                " indexed_at FROM snapshots"
-            )
-        ]
-        out.sort(key=lambda s: (s.package, version_key(s.version)))
-        return out
-
-    def _selected(self, package: str | None, version: str | None) -> list[int]:
-        """The ids of the snapshots a query covers, in (package, version) order."""
-        sql = "SELECT id, package, version FROM snapshots"
-        params: list[Any] = []
-        if package is not None:
-            sql += " WHERE package = %s"
-            params.append(canonicalize_name(package))
-        return chosen_snapshots(self._read(sql, params), version)
-
     def _where(
         self, package: str | None, version: str | None, exception: str | None, file_glob: str | None
     ) -> tuple[str, list[Any]] | None:
-        """The FROM/WHERE clause over the chosen snapshots' records, None if none is."""
         ids = self._selected(package, version)
         if not ids:
             return None
@@ -482,65 +439,6 @@ class PostgresStore:
             params.append(_glob_regex(file_glob))
         return sql, params
 
-    def list_records(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[Record]:
-        """Return the records that pass every filter given, by package, file and line
-        (see SqliteStore.list_records)."""
-        return list(
-            self.iter_records(
-                package=package,
-                version=version,
-                exception=exception,
-                file_glob=file_glob,
-                limit=limit,
-                offset=offset,
-            )
-        )
-
-    def count(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-    ) -> int:
-        """Return how many records `list_records` would return with the same filters."""
-        where = self._where(package, version, exception, file_glob)
-        if where is None:
-            return 0
-        sql, params = where
-        return int(self._read(f"SELECT count(*) {sql}", params)[0][0])
-
-    def iter_records(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> Iterator[Record]:
-        """Yield the records list_records returns, a batch at a time from the database."""
-        for text in self.iter_records_json(
-            package=package,
-            version=version,
-            exception=exception,
-            file_glob=file_glob,
-            limit=limit,
-            offset=offset,
-        ):
-            yield codec.record_from_json(json.loads(text))
-
     def iter_records_json(
         self,
         *,
@@ -551,8 +449,7 @@ class PostgresStore:
         limit: int | None = None,
         offset: int = 0,
     ) -> Iterator[str]:
-        """Yield the JSON text of what iter_records yields, as codec writes it (the same
-        text the SQLite store keeps), from a server-side cursor."""
+        # From a server-side cursor, _FETCH rows at a time.
         where = self._where(package, version, exception, file_glob)
         if where is None:
             return
@@ -565,51 +462,13 @@ class PostgresStore:
             ):
                 cur.itersize = _FETCH
                 cur.execute(
-                    f"SELECT {_RECORD_FIELDS} {sql} ORDER BY sel.key, r.file, r.line, m.ord"
-                    " LIMIT %s OFFSET %s",
+                    f"SELECT {_RECORD_FIELDS} {sql} {self._record_order} LIMIT %s OFFSET %s",
                     [*params, limit, offset],
                 )
                 for row in cur:
-                    yield _record_text(row)
+                    yield record_text(row)
         except psycopg.Error as exc:
             raise StoreError(f"cannot read {self.where}: {exc}") from exc
-
-    def get(
-        self, site_id: str, *, package: str | None = None, version: str | None = None
-    ) -> Record | None:
-        """Return the record `site_id` from the newest version that has it (or the given
-        package/version), with `versions` and `ai` (see SqliteStore.get). None if none."""
-        sql = (
-            f"SELECT {_RECORD_FIELDS} FROM records AS r JOIN members AS m ON m.record_id = r.id"
-            " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE r.site_id = %s"
-        )
-        params: list[Any] = [site_id]
-        if package is not None:
-            sql += " AND sn.package = %s"
-            params.append(canonicalize_name(package))
-        rows = self._read(sql + " ORDER BY sn.id, m.ord", params)
-        chosen = rows if version is None else [r for r in rows if r[2] == version]
-        if not chosen:
-            return None
-        best = max(chosen, key=lambda r: (version_key(r[2]), r[1]))
-        versions = sort_versions(list({r[2] for r in rows if r[1] == best[1]}))
-        return dataclasses.replace(
-            _record(best), versions=tuple(versions), ai=self.enrichment(site_id)
-        )
-
-    def find_by_message(self, text: str) -> list[Record]:
-        """Return the records whose message.text is `text`, or whose static message reads
-        `text` (surrounding whitespace ignored), newest version of each package."""
-        where = self._where(None, None, None, None)
-        if where is None:
-            return []
-        sql, params = where
-        rows = self._read(
-            f"SELECT {_RECORD_FIELDS} {sql} AND (r.message_text = %s OR r.message_literal = %s)"
-            " ORDER BY sel.key, r.file, r.line, m.ord",
-            [*params, text, text.strip()],
-        )
-        return [_record(r) for r in rows]
 
     def search(
         self,
@@ -730,69 +589,14 @@ class PostgresStore:
 
     # -- the match index --------------------------------------------------------------
 
-    def _index(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+    def _index_query(self, query: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
             with self._conn() as conn:
                 return query(conn, *args, **kwargs)
         except psycopg.Error as exc:
             raise StoreError(f"cannot read the match index of {self.where}: {exc}") from exc
 
-    def template_count(self) -> int:
-        """How many distinct message templates are stored."""
-        return int(self._index(index.template_count))
-
-    def key_counts(self, keys: Collection[str]) -> dict[str, int]:
-        """How many templates hold each of `keys`; unknown keys are left out."""
-        out: dict[str, int] = self._index(index.key_counts, keys)
-        return out
-
-    def postings(self, keys: Collection[str]) -> dict[str, list[int]]:
-        """The ids of the templates that hold each of `keys`."""
-        out: dict[str, list[int]] = self._index(index.postings, keys)
-        return out
-
-    def template_masses(self, template_ids: Collection[int], total: int) -> dict[int, float]:
-        """Each template's summed key rarity (idf over `total` templates)."""
-        out: dict[int, float] = self._index(index.masses, template_ids, total)
-        return out
-
-    def indexed_sites(
-        self,
-        *,
-        template_ids: Collection[int] = (),
-        bases: Collection[str] = (),
-        package: str | None = None,
-    ) -> list[IndexedSite]:
-        """Every stored row (each version) of the sites that use one of `template_ids`
-        or sit in a file named one of `bases` (in `package` only, if given)."""
-        name = None if package is None else canonicalize_name(package)
-        out: list[IndexedSite] = self._index(
-            index.indexed_sites, template_ids=template_ids, bases=bases, package=name
-        )
-        return out
-
-    def generation(self) -> int:
-        """A number that grows whenever a snapshot is written or replaced, in whichever
-        process: a server holding results of the store can tell cheaply they are stale."""
-        rows = self._read("SELECT value FROM meta WHERE key = 'generation'")
-        return int(rows[0][0]) if rows else 0
-
     # -- model notes ------------------------------------------------------------------
-
-    def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:
-        """Return the newest model note on `site_id` (from `model`, if given), or None."""
-        sql = "SELECT model, created, text, provenance FROM enrichments WHERE site_id = %s"
-        params: list[Any] = [site_id]
-        if model is not None:
-            sql += " AND model = %s"
-            params.append(model)
-        rows = self._read(sql + " ORDER BY created DESC, model LIMIT 1", params)
-        if not rows:
-            return None
-        model, created, text, provenance = rows[0]
-        return Enrichment(
-            site_id=site_id, model=model, created=created, text=text, provenance=provenance
-        )
 
     def save_enrichment(self, enrichment: Enrichment) -> None:
         """Keep `enrichment`, replacing an earlier note by the same model on the same id."""
@@ -829,15 +633,6 @@ class PostgresStore:
         with self._writing("a failure") as conn:
             conn.execute("DELETE FROM failures WHERE source = %s", (source,))
 
-    def failures(self) -> list[IndexFailure]:
-        """Every recorded failure, by source."""
-        return [
-            IndexFailure(source=source, reason=reason, attempts=attempts, failed_at=at)
-            for source, reason, attempts, at in self._read(
-                "SELECT source, reason, attempts, failed_at FROM failures ORDER BY source"
-            )
-        ]
-
     # -- lifetime ---------------------------------------------------------------------
 
     def close(self) -> None:
@@ -845,17 +640,6 @@ class PostgresStore:
         if not self._closed:
             self._closed = True
             self._pool.close()
-
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.where!r})"

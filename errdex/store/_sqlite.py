@@ -3,35 +3,31 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import Any, ClassVar, TypeVar
 
 from errdex import codec, rank
 from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
-    IndexedSite,
     IndexFailure,
-    Record,
     SearchHit,
     SearchResult,
     SkippedFile,
     Snapshot,
-    StoredSnapshot,
 )
-from errdex.names import canonical as canonicalize_name
 from errdex.store import _match_index
-from errdex.store._common import chosen_snapshots, search_highlight, sort_versions, version_key
+from errdex.store._base import StoreBase, record, record_text
+from errdex.store._common import search_highlight
 from errdex.store._schema import MIGRATIONS, SCHEMA_VERSION, full_schema
 
 T = TypeVar("T")
@@ -145,16 +141,6 @@ def _report_url(site: ErrorSite) -> str | None:
     return None if site.explanation is None else site.explanation.report_issue_url
 
 
-def _record_text(row: Sequence[Any]) -> str:
-    """The record's JSON text from a row that starts with _RECORD_FIELDS."""
-    body, package, version, repo_url, commit, report_url = row[:6]
-    return codec.shared_record_text(body, package, version, repo_url, commit, report_url)
-
-
-def _record(text: str) -> Record:
-    return codec.record_from_json(json.loads(text))
-
-
 def _site_of_record(text: str) -> ErrorSite:
     return codec.site_from_json(json.loads(text))
 
@@ -257,12 +243,20 @@ def share_records(conn: sqlite3.Connection) -> None:
     conn.execute(_FTS_INSERT)
 
 
-class SqliteStore:
+class SqliteStore(StoreBase):
     """Error sites and snapshots in one SQLite file.
 
     Each thread gets its own connection (made on first use), so one store may be shared
     by the threads of a web server; processes share the file through WAL mode.
     """
+
+    _mark = "?"
+    _record_fields = _RECORD_FIELDS
+    _record_order = "ORDER BY sel.key, s.file, s.line, s.ord"
+    _site_rows = "FROM sites AS s JOIN snapshots AS sn ON sn.id = s.snapshot_id WHERE s.site_id = ?"
+    _site_order = "ORDER BY sn.id, s.ord"
+    _message_is = "AND (s.message_text = ? OR s.message_literal = ?)"
+    _index_queries: ClassVar[ModuleType] = _match_index
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         """Open the database at `path`, creating it (and its folder) if `create`.
@@ -534,65 +528,6 @@ class SqliteStore:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
 
-    def snapshot_state(self, package: str, version: str) -> tuple[str, str] | None:
-        """Return (tree_hash, extractor) of the stored snapshot, or None if there is none."""
-        rows = self._read(
-            "SELECT tree_hash, extractor FROM snapshots WHERE package = ? AND version = ?",
-            (package, version),
-        )
-        return (rows[0][0], rows[0][1]) if rows else None
-
-    def snapshots(self) -> list[StoredSnapshot]:
-        """Return every stored snapshot, ordered by package then version (oldest first)."""
-        skipped: dict[int, list[SkippedFile]] = {}
-        for snapshot_id, path, reason in self._read(
-            "SELECT snapshot_id, path, reason FROM skipped ORDER BY snapshot_id, path"
-        ):
-            skipped.setdefault(snapshot_id, []).append(SkippedFile(path=path, reason=reason))
-        out = [
-            StoredSnapshot(
-                package=package,
-                version=version,
-                source=source,
-                repo_url=repo_url,
-                commit=commit,
-                date=date,
-                files=files,
-                sites=sites,
-                skipped=tuple(skipped.get(snapshot_id, ())),
-                indexed_at=indexed_at,
-            )
-            for (
-                snapshot_id,
-                package,
-                version,
-                source,
-                repo_url,
-                commit,
-                date,
-                files,
-                sites,
-                indexed_at,
-            ) in self._read(
-                "SELECT id, package, version, source, repo_url, commit_id, date, files, sites,"
-                " indexed_at FROM snapshots"
-            )
-        ]
-        out.sort(key=lambda s: (s.package, version_key(s.version)))
-        return out
-
-    def _selected(self, package: str | None, version: str | None) -> list[int]:
-        """Return the ids of the snapshots a query covers, in (package, version) order.
-
-        version None: the newest version of each package; "*": every version.
-        """
-        sql = "SELECT id, package, version FROM snapshots"
-        params: list[Any] = []
-        if package is not None:
-            sql += " WHERE package = ?"
-            params.append(canonicalize_name(package))  # `Foo_Bar` finds foo-bar
-        return chosen_snapshots(self._read(sql, params), version)
-
     def _where(
         self,
         package: str | None,
@@ -600,7 +535,6 @@ class SqliteStore:
         exception: str | None,
         file_glob: str | None,
     ) -> tuple[str, list[Any]] | None:
-        """Return the FROM/WHERE/ORDER clause and its parameters, None if nothing matches."""
         ids = self._selected(package, version)
         if not ids:
             return None
@@ -618,69 +552,6 @@ class SqliteStore:
             params.append(_glob(file_glob))
         return sql, params
 
-    def list_records(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[Record]:
-        """Return the records that pass every filter given, by package, file and line.
-
-        `version` None means the newest version of each package, "*" every version;
-        `exception` matches the name as written, the qualname, or its last component;
-        `file_glob` is an fnmatch-style pattern on location.file.
-        """
-        return list(
-            self.iter_records(
-                package=package,
-                version=version,
-                exception=exception,
-                file_glob=file_glob,
-                limit=limit,
-                offset=offset,
-            )
-        )
-
-    def count(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-    ) -> int:
-        """Return how many records `list_records` would return with the same filters."""
-        where = self._where(package, version, exception, file_glob)
-        if where is None:
-            return 0
-        sql, params = where
-        return int(self._read(f"SELECT count(*) {sql}", params)[0][0])
-
-    def iter_records(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> Iterator[Record]:
-        """Yield the records list_records returns, a batch at a time from the database."""
-        for text in self.iter_records_json(
-            package=package,
-            version=version,
-            exception=exception,
-            file_glob=file_glob,
-            limit=limit,
-            offset=offset,
-        ):
-            yield _record(text)
-
     def iter_records_json(
         self,
         *,
@@ -691,64 +562,20 @@ class SqliteStore:
         limit: int | None = None,
         offset: int = 0,
     ) -> Iterator[str]:
-        """Yield the JSON text of what iter_records yields, as codec wrote it when the
-        snapshot was stored (codec.record_to_json of the same record says the same)."""
         where = self._where(package, version, exception, file_glob)
         if where is None:
             return
         sql, params = where
         try:
             cur = self._conn().execute(
-                f"SELECT {_RECORD_FIELDS} {sql} ORDER BY sel.key, s.file, s.line, s.ord"
-                " LIMIT ? OFFSET ?",
+                f"SELECT {_RECORD_FIELDS} {sql} {self._record_order} LIMIT ? OFFSET ?",
                 [*params, -1 if limit is None else limit, offset],
             )
             while batch := cur.fetchmany(_FETCH):
                 for row in batch:
-                    yield _record_text(row)
+                    yield record_text(row)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
-
-    def get(
-        self, site_id: str, *, package: str | None = None, version: str | None = None
-    ) -> Record | None:
-        """Return the record `site_id` from the newest version that has it (or the given
-        package/version), with `versions` (every indexed version of its package that has
-        it, oldest first) and `ai` (the newest model note on it, if any). None if there is
-        no such record.
-        """
-        sql = (
-            f"SELECT {_RECORD_FIELDS} FROM sites AS s"
-            " JOIN snapshots AS sn ON sn.id = s.snapshot_id WHERE s.site_id = ?"
-        )
-        params: list[Any] = [site_id]
-        if package is not None:
-            sql += " AND sn.package = ?"
-            params.append(canonicalize_name(package))
-        rows = self._read(sql + " ORDER BY sn.id, s.ord", params)
-        chosen = rows if version is None else [r for r in rows if r[2] == version]
-        if not chosen:
-            return None
-        best = max(chosen, key=lambda r: (version_key(r[2]), r[1]))
-        versions = sort_versions(list({r[2] for r in rows if r[1] == best[1]}))
-        return dataclasses.replace(
-            _record(_record_text(best)), versions=tuple(versions), ai=self.enrichment(site_id)
-        )
-
-    def find_by_message(self, text: str) -> list[Record]:
-        """Return the records whose message.text is `text`, or whose static message reads
-        `text` (surrounding whitespace ignored), newest version of each package.
-        """
-        where = self._where(None, None, None, None)
-        if where is None:
-            return []
-        sql, params = where
-        rows = self._read(
-            f"SELECT {_RECORD_FIELDS} {sql} AND (s.message_text = ? OR s.message_literal = ?)"
-            " ORDER BY sel.key, s.file, s.line, s.ord",
-            [*params, text, text.strip()],
-        )
-        return [_record(_record_text(r)) for r in rows]
 
     def search(
         self,
@@ -814,7 +641,7 @@ class SqliteStore:
         }
         hits = tuple(
             SearchHit(
-                record=_record(_record_text(full[rowid, snapshot_id])),
+                record=record(record_text(full[rowid, snapshot_id])),
                 score=float(score),
                 highlight=search_highlight(words, tuple(full[rowid, snapshot_id][6:])),
             )
@@ -846,60 +673,7 @@ class SqliteStore:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read the match index of {self.path}: {exc}") from exc
 
-    def template_count(self) -> int:
-        """How many distinct message templates are stored."""
-        return self._index_query(_match_index.template_count)
-
-    def key_counts(self, keys: Collection[str]) -> dict[str, int]:
-        """How many templates hold each of `keys` (words and word pairs of their literal
-        text, as errdex.text.features makes them); unknown keys are left out."""
-        return self._index_query(_match_index.key_counts, keys)
-
-    def postings(self, keys: Collection[str]) -> dict[str, list[int]]:
-        """The ids of the templates that hold each of `keys`."""
-        return self._index_query(_match_index.postings, keys)
-
-    def template_masses(self, template_ids: Collection[int], total: int) -> dict[int, float]:
-        """Each template's summed key rarity (idf over `total` templates, the count the
-        caller's scores use), which normalizes its text score."""
-        return self._index_query(_match_index.masses, template_ids, total)
-
-    def indexed_sites(
-        self,
-        *,
-        template_ids: Collection[int] = (),
-        bases: Collection[str] = (),
-        package: str | None = None,
-    ) -> list[IndexedSite]:
-        """Every stored row (each version) of the sites that use one of `template_ids`
-        or sit in a file named one of `bases` (in `package` only, if given)."""
-        name = None if package is None else canonicalize_name(package)
-        return self._index_query(
-            _match_index.indexed_sites, template_ids=template_ids, bases=bases, package=name
-        )
-
-    def generation(self) -> int:
-        """A number that grows whenever a snapshot is written or replaced: a reader
-        holding results of the store can tell cheaply that they are stale."""
-        rows = self._read("SELECT value FROM meta WHERE key = 'generation'")
-        return int(rows[0][0]) if rows else 0
-
     # -- model notes ------------------------------------------------------------------
-
-    def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:
-        """Return the newest model note on `site_id` (from `model`, if given), or None."""
-        sql = "SELECT model, created, text, provenance FROM enrichments WHERE site_id = ?"
-        params: list[Any] = [site_id]
-        if model is not None:
-            sql += " AND model = ?"
-            params.append(model)
-        rows = self._read(sql + " ORDER BY created DESC, model LIMIT 1", params)
-        if not rows:
-            return None
-        model, created, text, provenance = rows[0]
-        return Enrichment(
-            site_id=site_id, model=model, created=created, text=text, provenance=provenance
-        )
 
     def save_enrichment(self, enrichment: Enrichment) -> None:
         """Keep `enrichment`, replacing an earlier note by the same model on the same id."""
@@ -944,15 +718,6 @@ class SqliteStore:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write to {self.path}: {exc}") from exc
 
-    def failures(self) -> list[IndexFailure]:
-        """Every recorded failure, by source."""
-        return [
-            IndexFailure(source=source, reason=reason, attempts=attempts, failed_at=at)
-            for source, reason, attempts, at in self._read(
-                "SELECT source, reason, attempts, failed_at FROM failures ORDER BY source"
-            )
-        ]
-
     # -- lifetime ---------------------------------------------------------------------
 
     def close(self) -> None:
@@ -962,17 +727,6 @@ class SqliteStore:
             self._closed = True
         for conn in connections:
             conn.close()
-
-    def __enter__(self) -> SqliteStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"

@@ -1,0 +1,340 @@
+# What the SQLite and PostgreSQL stores share above their SQL: the queries whose Python
+# is the same over each backend's primitives (_read, _where, iter_records_json, the
+# match index's query module). Each backend keeps the SQL its dialect decides; what is
+# the same but for the parameter mark (`?` or `%s`) is written here once, with `_mark`.
+from __future__ import annotations
+
+import dataclasses
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Iterator, Sequence
+from types import ModuleType, TracebackType
+from typing import Any, ClassVar, Self, TypeVar
+
+from errdex import codec
+from errdex.model import Enrichment, IndexedSite, IndexFailure, Record, SkippedFile, StoredSnapshot
+from errdex.names import canonical as canonicalize_name
+from errdex.store._common import chosen_snapshots, sort_versions, version_key
+
+T = TypeVar("T")
+
+
+def record_text(row: Sequence[Any]) -> str:
+    """The record's JSON text from a row that starts with a backend's _record_fields."""
+    body, package, version, repo_url, commit, report_url = row[:6]
+    return codec.shared_record_text(body, package, version, repo_url, commit, report_url)
+
+
+def record(text: str) -> Record:
+    """The Record of a record's JSON text."""
+    return codec.record_from_json(json.loads(text))
+
+
+class StoreBase(ABC):
+    """The part of errdex.store.Store that is the same for every database: see the
+    backends (SqliteStore, PostgresStore) for what each database does its own way."""
+
+    # The dialect's parameter mark.
+    _mark: ClassVar[str]
+    # What a query selects to make a record: the body and its snapshot's fields.
+    _record_fields: ClassVar[str]
+    # The order of records in list_records, after the FROM/WHERE clause of _where.
+    _record_order: ClassVar[str]
+    # The FROM/WHERE clause of the rows of one site_id, and their order (by snapshot).
+    _site_rows: ClassVar[str]
+    _site_order: ClassVar[str]
+    # The condition on the message of a record, after the clause of _where.
+    _message_is: ClassVar[str]
+    # The module of the match index's queries (each takes a connection first).
+    _index_queries: ClassVar[ModuleType]
+
+    # -- the backend's primitives ---------------------------------------------------------
+
+    @abstractmethod
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """All the rows of `sql`; StoreError if the database cannot be read."""
+
+    @abstractmethod
+    def _where(
+        self,
+        package: str | None,
+        version: str | None,
+        exception: str | None,
+        file_glob: str | None,
+    ) -> tuple[str, list[Any]] | None:
+        """Return the FROM/WHERE clause over the chosen snapshots' records and its
+        parameters, None if nothing matches (no snapshot is chosen)."""
+
+    @abstractmethod
+    def _index_query(self, query: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`query(connection, *args, **kwargs)`; StoreError if the index cannot be read."""
+
+    @abstractmethod
+    def iter_records_json(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[str]:
+        """Yield the JSON text of what iter_records yields, as codec wrote it when the
+        snapshot was stored (codec.record_to_json of the same record says the same; both
+        backends keep the same text), a batch at a time from the database."""
+
+    # -- reading ----------------------------------------------------------------------
+
+    def snapshot_state(self, package: str, version: str) -> tuple[str, str] | None:
+        """Return (tree_hash, extractor) of the stored snapshot, or None if there is none."""
+        m = self._mark
+        rows = self._read(
+            f"SELECT tree_hash, extractor FROM snapshots WHERE package = {m} AND version = {m}",
+            (package, version),
+        )
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def snapshots(self) -> list[StoredSnapshot]:
+        """Return every stored snapshot, ordered by package then version (oldest first)."""
+        skipped: dict[int, list[SkippedFile]] = {}
+        for snapshot_id, path, reason in self._read(
+            "SELECT snapshot_id, path, reason FROM skipped ORDER BY snapshot_id, path"
+        ):
+            skipped.setdefault(snapshot_id, []).append(SkippedFile(path=path, reason=reason))
+        out = [
+            StoredSnapshot(
+                package=package,
+                version=version,
+                source=source,
+                repo_url=repo_url,
+                commit=commit,
+                date=date,
+                files=files,
+                sites=sites,
+                skipped=tuple(skipped.get(snapshot_id, ())),
+                indexed_at=indexed_at,
+            )
+            for (
+                snapshot_id,
+                package,
+                version,
+                source,
+                repo_url,
+                commit,
+                date,
+                files,
+                sites,
+                indexed_at,
+            ) in self._read(
+                "SELECT id, package, version, source, repo_url, commit_id, date, files, sites,"
+                " indexed_at FROM snapshots"
+            )
+        ]
+        out.sort(key=lambda s: (s.package, version_key(s.version)))
+        return out
+
+    def _selected(self, package: str | None, version: str | None) -> list[int]:
+        """Return the ids of the snapshots a query covers, in (package, version) order.
+
+        version None: the newest version of each package; "*": every version.
+        """
+        sql = "SELECT id, package, version FROM snapshots"
+        params: list[Any] = []
+        if package is not None:
+            sql += f" WHERE package = {self._mark}"
+            params.append(canonicalize_name(package))  # `Foo_Bar` finds foo-bar
+        return chosen_snapshots(self._read(sql, params), version)
+
+    def list_records(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Record]:
+        """Return the records that pass every filter given, by package, file and line.
+
+        `version` None means the newest version of each package, "*" every version;
+        `exception` matches the name as written, the qualname, or its last component;
+        `file_glob` is an fnmatch-style pattern on location.file.
+        """
+        return list(
+            self.iter_records(
+                package=package,
+                version=version,
+                exception=exception,
+                file_glob=file_glob,
+                limit=limit,
+                offset=offset,
+            )
+        )
+
+    def count(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+    ) -> int:
+        """Return how many records `list_records` would return with the same filters."""
+        where = self._where(package, version, exception, file_glob)
+        if where is None:
+            return 0
+        sql, params = where
+        return int(self._read(f"SELECT count(*) {sql}", params)[0][0])
+
+    def iter_records(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[Record]:
+        """Yield the records list_records returns, a batch at a time from the database."""
+        for text in self.iter_records_json(
+            package=package,
+            version=version,
+            exception=exception,
+            file_glob=file_glob,
+            limit=limit,
+            offset=offset,
+        ):
+            yield record(text)
+
+    def get(
+        self, site_id: str, *, package: str | None = None, version: str | None = None
+    ) -> Record | None:
+        """Return the record `site_id` from the newest version that has it (or the given
+        package/version), with `versions` (every indexed version of its package that has
+        it, oldest first) and `ai` (the newest model note on it, if any). None if there is
+        no such record.
+        """
+        sql = f"SELECT {self._record_fields} {self._site_rows}"
+        params: list[Any] = [site_id]
+        if package is not None:
+            sql += f" AND sn.package = {self._mark}"
+            params.append(canonicalize_name(package))
+        rows = self._read(f"{sql} {self._site_order}", params)
+        chosen = rows if version is None else [r for r in rows if r[2] == version]
+        if not chosen:
+            return None
+        best = max(chosen, key=lambda r: (version_key(r[2]), r[1]))
+        versions = sort_versions(list({r[2] for r in rows if r[1] == best[1]}))
+        return dataclasses.replace(
+            record(record_text(best)), versions=tuple(versions), ai=self.enrichment(site_id)
+        )
+
+    def find_by_message(self, text: str) -> list[Record]:
+        """Return the records whose message.text is `text`, or whose static message reads
+        `text` (surrounding whitespace ignored), newest version of each package.
+        """
+        where = self._where(None, None, None, None)
+        if where is None:
+            return []
+        sql, params = where
+        rows = self._read(
+            f"SELECT {self._record_fields} {sql} {self._message_is} {self._record_order}",
+            [*params, text, text.strip()],
+        )
+        return [record(record_text(r)) for r in rows]
+
+    # -- the match index --------------------------------------------------------------
+
+    def template_count(self) -> int:
+        """How many distinct message templates are stored."""
+        return int(self._index_query(self._index_queries.template_count))
+
+    def key_counts(self, keys: Collection[str]) -> dict[str, int]:
+        """How many templates hold each of `keys` (words and word pairs of their literal
+        text, as errdex.text.features makes them); unknown keys are left out."""
+        out: dict[str, int] = self._index_query(self._index_queries.key_counts, keys)
+        return out
+
+    def postings(self, keys: Collection[str]) -> dict[str, list[int]]:
+        """The ids of the templates that hold each of `keys`."""
+        out: dict[str, list[int]] = self._index_query(self._index_queries.postings, keys)
+        return out
+
+    def template_masses(self, template_ids: Collection[int], total: int) -> dict[int, float]:
+        """Each template's summed key rarity (idf over `total` templates, the count the
+        caller's scores use), which normalizes its text score."""
+        out: dict[int, float] = self._index_query(self._index_queries.masses, template_ids, total)
+        return out
+
+    def indexed_sites(
+        self,
+        *,
+        template_ids: Collection[int] = (),
+        bases: Collection[str] = (),
+        package: str | None = None,
+    ) -> list[IndexedSite]:
+        """Every stored row (each version) of the sites that use one of `template_ids`
+        or sit in a file named one of `bases` (in `package` only, if given), in the order
+        they were written."""
+        name = None if package is None else canonicalize_name(package)
+        out: list[IndexedSite] = self._index_query(
+            self._index_queries.indexed_sites, template_ids=template_ids, bases=bases, package=name
+        )
+        return out
+
+    def generation(self) -> int:
+        """A number that grows whenever a snapshot is written or replaced, in whichever
+        process: a reader holding results of the store can tell cheaply that they are
+        stale."""
+        rows = self._read("SELECT value FROM meta WHERE key = 'generation'")
+        return int(rows[0][0]) if rows else 0
+
+    # -- model notes ------------------------------------------------------------------
+
+    def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:
+        """Return the newest model note on `site_id` (from `model`, if given), or None."""
+        sql = (
+            f"SELECT model, created, text, provenance FROM enrichments WHERE site_id = {self._mark}"
+        )
+        params: list[Any] = [site_id]
+        if model is not None:
+            sql += f" AND model = {self._mark}"
+            params.append(model)
+        rows = self._read(sql + " ORDER BY created DESC, model LIMIT 1", params)
+        if not rows:
+            return None
+        model, created, text, provenance = rows[0]
+        return Enrichment(
+            site_id=site_id, model=model, created=created, text=text, provenance=provenance
+        )
+
+    # -- the failures of errdex index-many ----------------------------------------------
+
+    def failures(self) -> list[IndexFailure]:
+        """Every recorded failure, by source."""
+        return [
+            IndexFailure(source=source, reason=reason, attempts=attempts, failed_at=at)
+            for source, reason, attempts, at in self._read(
+                "SELECT source, reason, attempts, failed_at FROM failures ORDER BY source"
+            )
+        ]
+
+    # -- lifetime ---------------------------------------------------------------------
+
+    @abstractmethod
+    def close(self) -> None:
+        """Close the store's connections; later calls raise StoreError."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
