@@ -4,10 +4,11 @@
 # the same but for the parameter mark (`?` or `%s`) is written here once, with `_mark`.
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from types import ModuleType, TracebackType
 from typing import Any, ClassVar, Self, TypeVar
 
@@ -34,8 +35,9 @@ class StoreBase(ABC):
     """The part of errdex.store.Store that is the same for every database: see the
     backends (SqliteStore, PostgresStore) for what each database does its own way."""
 
-    # The dialect's parameter mark.
+    # The dialect's parameter mark, and the LIMIT that means no limit.
     _mark: ClassVar[str]
+    _no_limit: ClassVar[int | None]
     # What a query selects to make a record: the body and its snapshot's fields.
     _record_fields: ClassVar[str]
     # The order of records in list_records, after the FROM/WHERE clause of _where.
@@ -70,19 +72,9 @@ class StoreBase(ABC):
         """`query(connection, *args, **kwargs)`; StoreError if the index cannot be read."""
 
     @abstractmethod
-    def iter_records_json(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> Iterator[str]:
-        """Yield the JSON text of what iter_records yields, as codec wrote it when the
-        snapshot was stored (codec.record_to_json of the same record says the same; both
-        backends keep the same text), a batch at a time from the database."""
+    def _stream(self, sql: str, params: Sequence[Any]) -> Generator[Sequence[Any], None, None]:
+        """The rows of `sql`, a batch at a time from the database; StoreError if it cannot
+        be read."""
 
     # -- reading ----------------------------------------------------------------------
 
@@ -208,6 +200,33 @@ class StoreBase(ABC):
             offset=offset,
         ):
             yield record(text)
+
+    def iter_records_json(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[str]:
+        """Yield the JSON text of what iter_records yields, as codec wrote it when the
+        snapshot was stored (codec.record_to_json of the same record says the same; both
+        backends keep the same text), a batch at a time from the database."""
+        where = self._where(package, version, exception, file_glob)
+        if where is None:
+            return
+        sql, params = where
+        m = self._mark
+        with contextlib.closing(
+            self._stream(
+                f"SELECT {self._record_fields} {sql} {self._record_order} LIMIT {m} OFFSET {m}",
+                [*params, self._no_limit if limit is None else limit, offset],
+            )
+        ) as rows:
+            for row in rows:
+                yield record_text(row)
 
     def get(
         self, site_id: str, *, package: str | None = None, version: str | None = None

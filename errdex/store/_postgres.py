@@ -16,7 +16,7 @@ import dataclasses
 import hashlib
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any, ClassVar
@@ -128,6 +128,7 @@ class PostgresStore(StoreBase):
     inside `reading()`, whose thread keeps one for the block."""
 
     _mark = "%s"
+    _no_limit = None
     _record_fields = _RECORD_FIELDS
     _record_order = "ORDER BY sel.key, r.file, r.line, m.ord"
     _site_rows = (
@@ -439,21 +440,8 @@ class PostgresStore(StoreBase):
             params.append(_glob_regex(file_glob))
         return sql, params
 
-    def iter_records_json(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> Iterator[str]:
+    def _stream(self, sql: str, params: Sequence[Any]) -> Generator[Sequence[Any], None, None]:
         # From a server-side cursor, _FETCH rows at a time.
-        where = self._where(package, version, exception, file_glob)
-        if where is None:
-            return
-        sql, params = where
         try:
             with (
                 self._conn() as conn,
@@ -461,12 +449,8 @@ class PostgresStore(StoreBase):
                 conn.cursor(name=f"errdex_records_{next(_CURSORS)}") as cur,
             ):
                 cur.itersize = _FETCH
-                cur.execute(
-                    f"SELECT {_RECORD_FIELDS} {sql} {self._record_order} LIMIT %s OFFSET %s",
-                    [*params, limit, offset],
-                )
-                for row in cur:
-                    yield record_text(row)
+                cur.execute(sql, params)
+                yield from cur
         except psycopg.Error as exc:
             raise StoreError(f"cannot read {self.where}: {exc}") from exc
 

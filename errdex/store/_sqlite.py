@@ -8,7 +8,7 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
@@ -251,6 +251,7 @@ class SqliteStore(StoreBase):
     """
 
     _mark = "?"
+    _no_limit = -1
     _record_fields = _RECORD_FIELDS
     _record_order = "ORDER BY sel.key, s.file, s.line, s.ord"
     _site_rows = "FROM sites AS s JOIN snapshots AS sn ON sn.id = s.snapshot_id WHERE s.site_id = ?"
@@ -552,28 +553,11 @@ class SqliteStore(StoreBase):
             params.append(_glob(file_glob))
         return sql, params
 
-    def iter_records_json(
-        self,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        file_glob: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> Iterator[str]:
-        where = self._where(package, version, exception, file_glob)
-        if where is None:
-            return
-        sql, params = where
+    def _stream(self, sql: str, params: Sequence[Any]) -> Generator[Sequence[Any], None, None]:
         try:
-            cur = self._conn().execute(
-                f"SELECT {_RECORD_FIELDS} {sql} {self._record_order} LIMIT ? OFFSET ?",
-                [*params, -1 if limit is None else limit, offset],
-            )
+            cur = self._conn().execute(sql, params)
             while batch := cur.fetchmany(_FETCH):
-                for row in batch:
-                    yield record_text(row)
+                yield from batch
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
 
