@@ -1,16 +1,19 @@
 # What every store implementation shares and no SQL dialect decides: how versions
-# order, which snapshots a query covers, how a search hit is highlighted, and where the
-# default database lives.
+# order, which snapshots a query covers, how a search hit is highlighted, where the
+# default database lives, and what the match index keeps of a site.
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from errdex import rank
+from errdex.model import ErrorSite, IndexedSite
+from errdex.text import shape
 
 VersionKey = tuple[int, Version | None, str]
 
@@ -70,3 +73,72 @@ def search_highlight(words: list[str], fields: tuple[str | None, ...]) -> dict[s
         if rank.matched(words, text[key]):
             out[key] = rank.marks(words, rank.snippet(text[key] or ""))
     return out
+
+
+# -- the match index's rows ----------------------------------------------------------------
+
+
+def lits_key(lits: tuple[str, ...]) -> str:
+    """The key of a template in the templates table: its literal runs as compact JSON."""
+    return json.dumps(lits, ensure_ascii=False, separators=(",", ":"))
+
+
+def template_wants(
+    sites: Iterable[ErrorSite],
+) -> tuple[dict[str, tuple[str, ...]], list[str | None]]:
+    """The literal runs of each distinct template of `sites`, by lits_key, and the key
+    of each site's template (None for a site without a message), in `sites` order."""
+    wanted: dict[str, tuple[str, ...]] = {}
+    keys: list[str | None] = []
+    for site in sites:
+        if site.message is None:
+            keys.append(None)
+            continue
+        lits, _ = shape(site.message)
+        key = lits_key(lits)
+        wanted.setdefault(key, lits)
+        keys.append(key)
+    return wanted, keys
+
+
+def index_columns(site: ErrorSite) -> tuple[str, str, str | None]:
+    """(base, exc_bases, holes) of one site: its file's base name, its exception's bases,
+    the hole expressions of each group between literal runs (JSON)."""
+    holes = None
+    if site.message is not None:
+        holes = json.dumps(shape(site.message)[1], ensure_ascii=False, separators=(",", ":"))
+    return site.location.file.rsplit("/", 1)[-1], " ".join(site.exception.bases), holes
+
+
+def indexed_site(row: Sequence[Any]) -> IndexedSite:
+    """The IndexedSite of a row of (template_id, lits, site_id, package, version, file,
+    line, function, exc_name, exc_qualname, exc_bases, message_text, holes)."""
+    (
+        tid,
+        lits,
+        site_id,
+        package,
+        version,
+        file,
+        line,
+        function,
+        name,
+        qualname,
+        bases,
+        text,
+        holes,
+    ) = row
+    return IndexedSite(
+        template_id=tid,
+        lits=None if lits is None else tuple(json.loads(lits)),
+        id=site_id,
+        package=package,
+        version=version,
+        file=file,
+        line=line,
+        function=function,
+        exception=name,
+        exception_names=(name, qualname, *(bases.split() if bases else ())),
+        text=text,
+        holes=() if holes is None else tuple(tuple(group) for group in json.loads(holes)),
+    )

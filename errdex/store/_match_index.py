@@ -6,14 +6,14 @@
 # only the rows of its candidates; nothing here reads every record.
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from errdex.model import ErrorSite, IndexedSite
-from errdex.text import shape, template_keys
+from errdex.store._common import index_columns, indexed_site, template_wants
+from errdex.text import template_keys
 
 _CHUNK = 500  # values per IN (...) list
 
@@ -26,23 +26,10 @@ def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
         yield values[start : start + _CHUNK]
 
 
-def _lits_key(lits: tuple[str, ...]) -> str:
-    return json.dumps(lits, ensure_ascii=False, separators=(",", ":"))
-
-
 def templates_of(conn: sqlite3.Connection, sites: Sequence[ErrorSite]) -> list[int | None]:
     """The template id of each site (None without a message), creating templates not yet
     stored together with their keys."""
-    wanted: dict[str, tuple[str, ...]] = {}
-    keys: list[str | None] = []
-    for site in sites:
-        if site.message is None:
-            keys.append(None)
-            continue
-        lits, _ = shape(site.message)
-        key = _lits_key(lits)
-        wanted.setdefault(key, lits)
-        keys.append(key)
+    wanted, keys = template_wants(sites)
     ids: dict[str, int] = {}
     names = list(wanted)
     for chunk in _chunks(names):
@@ -71,15 +58,7 @@ def templates_of(conn: sqlite3.Connection, sites: Sequence[ErrorSite]) -> list[i
 
 def site_columns(site: ErrorSite, template_id: int | None) -> tuple[Any, ...]:
     """The values of SITE_COLUMNS for one site."""
-    holes = None
-    if site.message is not None:
-        holes = json.dumps(shape(site.message)[1], ensure_ascii=False, separators=(",", ":"))
-    return (
-        template_id,
-        site.location.file.rsplit("/", 1)[-1],
-        " ".join(site.exception.bases),
-        holes,
-    )
+    return (template_id, *index_columns(site))
 
 
 def drop_orphans(conn: sqlite3.Connection, template_ids: Collection[int]) -> None:
@@ -209,37 +188,5 @@ def indexed_sites(
             f"{_INDEXED} WHERE s.site_id IN ({marks}) ORDER BY s.id", chunk
         ).fetchall():
             if (row[3], row[2]) in hits:
-                out.append(_indexed(row))
+                out.append(indexed_site(row))
     return out
-
-
-def _indexed(row: tuple[Any, ...]) -> IndexedSite:
-    (
-        tid,
-        lits,
-        site_id,
-        package,
-        version,
-        file,
-        line,
-        function,
-        name,
-        qualname,
-        bases,
-        text,
-        holes,
-    ) = row
-    return IndexedSite(
-        template_id=tid,
-        lits=None if lits is None else tuple(json.loads(lits)),
-        id=site_id,
-        package=package,
-        version=version,
-        file=file,
-        line=line,
-        function=function,
-        exception=name,
-        exception_names=(name, qualname, *(bases.split() if bases else ())),
-        text=text,
-        holes=() if holes is None else tuple(tuple(group) for group in json.loads(holes)),
-    )

@@ -40,7 +40,7 @@ from errdex.model import (
 from errdex.store import _postgres_index as index
 from errdex.store import _postgres_search as search
 from errdex.store._base import StoreBase, T, record, record_text
-from errdex.store._common import search_highlight
+from errdex.store._common import index_columns, search_highlight
 from errdex.store._schema import SCHEMA_VERSION, full_schema
 
 _POOL_MAX = 8  # connections per store (each thread of a server borrows one per query)
@@ -366,7 +366,7 @@ class PostgresStore(StoreBase):
                 literal = message.literal_text.strip()
         title = None if site.explanation is None else site.explanation.title
         loc, exc = site.location, site.exception
-        base, bases, holes = index.site_columns(site)
+        base, bases, holes = index_columns(site)
         fields = search.field_texts(site)
         return _Row(
             digest=digest,

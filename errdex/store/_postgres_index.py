@@ -4,7 +4,6 @@
 # its row of `records`, shared by the versions that have it unchanged.
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -12,23 +11,14 @@ from typing import Any
 from psycopg import Connection
 
 from errdex.model import ErrorSite, IndexedSite
-from errdex.store._match_index import _lits_key
-from errdex.text import shape, template_keys
+from errdex.store._common import indexed_site, template_wants
+from errdex.text import template_keys
 
 
 def templates_of(conn: Connection[Any], sites: Sequence[ErrorSite]) -> list[int | None]:
     """The template id of each site (None without a message), creating templates not yet
     stored together with their keys."""
-    wanted: dict[str, tuple[str, ...]] = {}
-    keys: list[str | None] = []
-    for site in sites:
-        if site.message is None:
-            keys.append(None)
-            continue
-        lits, _ = shape(site.message)
-        key = _lits_key(lits)
-        wanted.setdefault(key, lits)
-        keys.append(key)
+    wanted, keys = template_wants(sites)
     names = list(wanted)
     ids: dict[str, int] = dict(
         conn.execute("SELECT lits, id FROM templates WHERE lits = ANY(%s)", (names,)).fetchall()
@@ -60,15 +50,6 @@ def templates_of(conn: Connection[Any], sites: Sequence[ErrorSite]) -> list[int 
             (posting_keys,),
         )
     return [None if key is None else ids[key] for key in keys]
-
-
-def site_columns(site: ErrorSite) -> tuple[str, str, str | None]:
-    """(base, exc_bases, holes) of one site: its file's base name, its exception's bases,
-    the hole expressions of each group between literal runs (JSON)."""
-    holes = None
-    if site.message is not None:
-        holes = json.dumps(shape(site.message)[1], ensure_ascii=False, separators=(",", ":"))
-    return site.location.file.rsplit("/", 1)[-1], " ".join(site.exception.bases), holes
 
 
 def drop_orphans(conn: Connection[Any], template_ids: Collection[int]) -> None:
@@ -164,23 +145,4 @@ def indexed_sites(
         return []
     ids = sorted({site_id for _, site_id in hits})
     rows = conn.execute(f"{_INDEXED} WHERE r.site_id = ANY(%s) ORDER BY sn.id, m.ord", (ids,))
-    return [_indexed(row) for row in rows if (row[3], row[2]) in hits]
-
-
-def _indexed(row: Sequence[Any]) -> IndexedSite:
-    tid, lits, site_id, package, version, file, line, function, name, qualname, bases = row[:11]
-    text, holes = row[11], row[12]
-    return IndexedSite(
-        template_id=tid,
-        lits=None if lits is None else tuple(json.loads(lits)),
-        id=site_id,
-        package=package,
-        version=version,
-        file=file,
-        line=line,
-        function=function,
-        exception=name,
-        exception_names=(name, qualname, *(bases.split() if bases else ())),
-        text=text,
-        holes=() if holes is None else tuple(tuple(group) for group in json.loads(holes)),
-    )
+    return [indexed_site(row) for row in rows if (row[3], row[2]) in hits]
