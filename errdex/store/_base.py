@@ -12,8 +12,16 @@ from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from types import ModuleType, TracebackType
 from typing import Any, ClassVar, Self, TypeVar
 
-from errdex import codec
-from errdex.model import Enrichment, IndexedSite, IndexFailure, Record, SkippedFile, StoredSnapshot
+from errdex import codec, rank
+from errdex.model import (
+    Enrichment,
+    IndexedSite,
+    IndexFailure,
+    Record,
+    SearchResult,
+    SkippedFile,
+    StoredSnapshot,
+)
 from errdex.names import canonical as canonicalize_name
 from errdex.store._common import chosen_snapshots, sort_versions, version_key
 
@@ -66,6 +74,25 @@ class StoreBase(ABC):
     ) -> tuple[str, list[Any]] | None:
         """Return the FROM/WHERE clause over the chosen snapshots' records and its
         parameters, None if nothing matches (no snapshot is chosen)."""
+
+    @abstractmethod
+    def _search_words(
+        self,
+        words: list[str],
+        ids: list[int],
+        exception: str | None,
+        limit: int,
+        offset: int,
+        message_only: bool,
+    ) -> SearchResult:
+        """search's answer for `words` (some) in the snapshots `ids`."""
+
+    def _search_fragment(
+        self, fragment: str, ids: list[int], exception: str | None, limit: int, offset: int
+    ) -> SearchResult | None:
+        """search's answer when no error holds the words: None (none) unless the backend
+        can find `fragment` inside words."""
+        return None
 
     @abstractmethod
     def _index_query(self, query: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -264,6 +291,38 @@ class StoreBase(ABC):
             [*params, text, text.strip()],
         )
         return [record(record_text(r)) for r in rows]
+
+    def search(
+        self,
+        text: str,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        message_only: bool = False,
+    ) -> SearchResult:
+        """Return the total and the hits for the words of `text` over the fields of
+        errdex.rank (messages, titles, solutions, inputs, exceptions, functions, files;
+        the message alone if `message_only`), found and ordered by its rule; when no
+        error holds the words, what the backend's _search_fragment finds (PostgreSQL: the
+        messages that hold `text` as a fragment of a word, most alike first).
+
+        Each hit's highlight maps "message" and "title" (whole) and "solutions" and
+        "inputs" (snippets, only when a word is in them) to segments. `version` None:
+        newest version of each package; "*": all; `exception` as in list_records.
+        """
+        words = rank.words(text)
+        ids = self._selected(package, version) if words else []
+        if not ids:
+            return SearchResult(total=0, hits=())
+        found = self._search_words(words, ids, exception, limit, offset, message_only)
+        if found.total == 0:
+            fragment = self._search_fragment(text.strip(), ids, exception, limit, offset)
+            if fragment is not None:
+                return fragment
+        return found
 
     # -- the match index --------------------------------------------------------------
 

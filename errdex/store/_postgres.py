@@ -454,30 +454,6 @@ class PostgresStore(StoreBase):
         except psycopg.Error as exc:
             raise StoreError(f"cannot read {self.where}: {exc}") from exc
 
-    def search(
-        self,
-        text: str,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        limit: int = 20,
-        offset: int = 0,
-        message_only: bool = False,
-    ) -> SearchResult:
-        """Return the total and the hits for the words of `text` over the fields of
-        errdex.rank (the message alone if `message_only`), found and ordered by its rule,
-        as SqliteStore.search; when no error holds the words, the messages that hold
-        `text` as a fragment of a word (pg_trgm), most alike first."""
-        words = rank.words(text)
-        ids = self._selected(package, version) if words else []
-        if not ids:
-            return SearchResult(total=0, hits=())
-        found = self._search_words(words, ids, exception, limit, offset, message_only)
-        if found.total == 0 and len(text.strip()) >= 3:
-            return self._search_fragment(text.strip(), ids, exception, limit, offset)
-        return found
-
     def _search_words(
         self,
         words: list[str],
@@ -526,7 +502,11 @@ class PostgresStore(StoreBase):
 
     def _search_fragment(
         self, fragment: str, ids: list[int], exception: str | None, limit: int, offset: int
-    ) -> SearchResult:
+    ) -> SearchResult | None:
+        """The messages that hold `fragment` in a word (pg_trgm), most alike first; None
+        for a fragment shorter than a trigram."""
+        if len(fragment) < 3:
+            return None
         fragment = fragment[:_MAX_QUERY_CHARS]
         sql = (
             " FROM members AS m JOIN records AS r ON r.id = m.record_id"

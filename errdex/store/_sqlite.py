@@ -561,30 +561,16 @@ class SqliteStore(StoreBase):
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
 
-    def search(
+    def _search_words(
         self,
-        text: str,
-        *,
-        package: str | None = None,
-        version: str | None = None,
-        exception: str | None = None,
-        limit: int = 20,
-        offset: int = 0,
-        message_only: bool = False,
+        words: list[str],
+        ids: list[int],
+        exception: str | None,
+        limit: int,
+        offset: int,
+        message_only: bool,
     ) -> SearchResult:
-        """Return the total and the hits for the words of `text` over the fields of
-        errdex.rank (messages, titles, solutions, inputs, exceptions, functions, files;
-        the message alone if `message_only`), found and ordered by its rule.
-
-        FTS5 finds the candidates, rank.key keeps and orders them. Each hit's highlight
-        maps "message" and "title" (whole) and "solutions" and "inputs" (snippets, only
-        when a word is in them) to segments. `version` None: newest version of each
-        package; "*": all; `exception` as in list_records.
-        """
-        words = rank.words(text)
-        ids = self._selected(package, version) if words else []
-        if not ids:
-            return SearchResult(total=0, hits=())
+        # FTS5 finds the candidates, rank.key keeps and orders them.
         fields = rank.FIELDS[:1] if message_only else rank.FIELDS
         where = (
             " FROM sites_fts JOIN sites AS s ON s.id = sites_fts.rowid"
