@@ -1,7 +1,8 @@
 # What the SQLite and PostgreSQL stores share above their SQL: the queries whose Python
-# is the same over each backend's primitives (_read, _where, iter_records_json, the
-# match index's query module). Each backend keeps the SQL its dialect decides; what is
-# the same but for the parameter mark (`?` or `%s`) is written here once, with `_mark`.
+# is the same over each backend's primitives (_read, _stream, _where, _search_words,
+# _index_query and the match index's query module). Each backend keeps the SQL its
+# dialect decides; what is the same but for the parameter mark (`?` or `%s`) is written
+# here once, with `_mark`.
 from __future__ import annotations
 
 import contextlib
