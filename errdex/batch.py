@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import resource
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -118,7 +119,7 @@ def index_one(spec: str, db: str, env: dict[str, str]) -> dict[str, Any]:
 
     os.environ.update(env)
     started = time.perf_counter()
-    with open_store(db) as store:
+    with open_store(db, create=False) as store:  # the driver made it; never a new one
         result = index_source(spec, store, workers=1)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
@@ -277,7 +278,4 @@ def _cause(ray: Any, exc: BaseException) -> BaseException:
 
 def totals(outcomes: Iterable[Outcome]) -> dict[str, int]:
     """How many outcomes have each status."""
-    out: dict[str, int] = {}
-    for outcome in outcomes:
-        out[outcome.status] = out.get(outcome.status, 0) + 1
-    return out
+    return dict(Counter(outcome.status for outcome in outcomes))

@@ -30,7 +30,12 @@ Term = tuple[str, bool]  # a word, and whether a word that starts with it counts
 
 def words(query: str) -> list[str]:
     """The words of `query` that search looks for, in order."""
-    return _WORD.findall(query[:MAX_QUERY_CHARS].lower())[:MAX_WORDS]
+    return tokens(query[:MAX_QUERY_CHARS])[:MAX_WORDS]
+
+
+def tokens(text: str) -> list[str]:
+    """Every word of `text`, lowercased, in order: what a field holds for search."""
+    return _WORD.findall(text.lower())
 
 
 def score_terms(
@@ -49,11 +54,6 @@ def score_terms(
             else:
                 terms.append((2 * weight, field, (word, False)))
     return terms
-
-
-def matched(query_words: Sequence[str], text: str | None) -> bool:
-    """Whether a word of the query is in `text`, by the rule of `key`."""
-    return bool(text) and any(s.match for s in marks(query_words, text or ""))
 
 
 def marks(query_words: Sequence[str], text: str) -> tuple[Segment, ...]:

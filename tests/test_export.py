@@ -113,8 +113,9 @@ def test_a_hostile_manifest_removes_nothing_outside(tmp_path: Path) -> None:
     (out / MANIFEST).write_text(json.dumps({"format": 1, "files": dict.fromkeys(names, "k")}))
     export_site(store, out)
     assert victim.read_text() == "keep me"
-    (out / MANIFEST).write_text("{not json")  # unreadable: a full export, no error
-    assert export_site(store, out).unchanged == 0
+    for unreadable in ("{not json", "[1, 2]", "7", '{"format": 1, "files": []}'):
+        (out / MANIFEST).write_text(unreadable)  # not ours to read: a full export, no error
+        assert export_site(store, out).unchanged == 0
     store.close()
 
 

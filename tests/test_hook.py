@@ -464,16 +464,22 @@ def test_the_section_escapes_what_would_act_on_a_terminal() -> None:
     assert _core._printable("a\x1b[2Jb\u202ec") == "a\\x1b[2Jb\\u202ec"
 
 
-def test_explain_never_raises(monkeypatch, capsys) -> None:
-    def broken(*args: Any, **kwargs: Any) -> None:
-        raise RuntimeError("boom")
+def test_explain_never_raises(tmp_path: Path, monkeypatch, capsys) -> None:
+    # a real fault inside errdex: the db named is no database at all
+    import click
 
-    monkeypatch.setattr(_core, "explain", broken)
-    assert errdex.hook.explain(ValueError("x")) is None
+    not_a_db = tmp_path / "notes.sqlite"
+    not_a_db.write_text("these are my notes, not a database\n" * 100)
+    try:
+        click.Choice(["fast", "slow"]).convert("medium", None, None)
+    except click.BadParameter as exc:
+        raised = exc
+    assert errdex.hook.explain(raised, not_a_db) is None
     err = capsys.readouterr().err
-    assert err == "errdex: could not explain this error (RuntimeError: boom)\n"
+    assert err.startswith("errdex: could not explain this error (StoreError: ")
+    assert err.count("\n") == 1 and str(not_a_db) in err
     monkeypatch.setenv("ERRDEX_DISABLE", "1")
-    assert errdex.hook.explain(ValueError("x")) is None
+    assert errdex.hook.explain(raised, not_a_db) is None
     assert capsys.readouterr().err == ""
 
 

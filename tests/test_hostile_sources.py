@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tarfile
@@ -679,13 +678,6 @@ def git(repo: Path, *args: str) -> str:
         ["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True
     )
     return done.stdout.strip()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def test_a_fifo_named_like_a_test_file_does_not_hang(tmp_path: Path) -> None:

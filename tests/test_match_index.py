@@ -113,6 +113,30 @@ def test_the_index_is_written_with_its_snapshot_and_gone_with_it(
         assert fresh.match("an empty configuration path was given to the loader").matches
 
 
+def test_one_matcher_reads_frames_from_the_store_as_it_is_now(tmp_path: Path) -> None:
+    # the matcher keeps each file's sites for traceback frames; a rewrite must drop them
+    db = tmp_path / "errdex.sqlite"
+    frame = '  File "/site/pkg/__init__.py", line {line}, in load\n'
+
+    def traceback(line: int) -> str:
+        return (
+            "Traceback (most recent call last):\n"
+            + frame.format(line=line)
+            + "OSError: configuration file a.toml is missing"
+        )
+
+    with open_store(db) as store:
+        index_tree(store, tmp_path / "pkg", FIRST)  # OSError on line 5
+        matcher = Matcher(store)
+        [first] = matcher.match(traceback(5)).matches
+        assert first.line == 5 and first.exception == "OSError"
+        moved = {"pkg/__init__.py": "\n\n" + FIRST["pkg/__init__.py"]}  # now on line 7
+        index_tree(store, tmp_path / "pkg", moved)
+        answer = matcher.match(traceback(7))
+        lines = [m.line for m in (*answer.matches, *answer.closest)]
+        assert lines[0] == 7 and 5 not in lines  # no site of the old snapshot
+
+
 # The stages of `errdex index`, run by hand so that the store receives the explained
 # sites one at a time, slowly: the parent kills this process inside the transaction.
 WRITER = """

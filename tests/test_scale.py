@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from errdex.index import index_source
 from errdex.store import open_store
 from tests.conftest import write_tree
 from tests.test_match_index import consistent
+from tests.web_support import free_port
 
 
 def package(root: Path, name: str, count: int, word: str = "refused") -> Path:
@@ -74,16 +74,10 @@ def test_concurrent_indexers_write_whole_snapshots(tmp_path: Path, postgres_db: 
     consistent(postgres_db)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def serving(db: str, *extra: str) -> Iterator[str]:
     """`errdex serve --db db` in its own process; yield its base URL, then stop it."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "errdex", "serve", "--db", db, "--port", str(port), *extra],
         stdout=subprocess.DEVNULL,

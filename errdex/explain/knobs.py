@@ -278,10 +278,6 @@ class KnobIndex:
             out[dest] = list(dict.fromkeys(k.name for _, k in flags))
         return out
 
-    def env_doc(self, variable: str) -> str | None:
-        doc = self.env_docs.get(variable)
-        return None if doc is None else doc[0]
-
 
 # How each kind of fact is indexed, by its kind.
 _RULES = {

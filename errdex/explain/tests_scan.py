@@ -78,12 +78,6 @@ def _fits(pieces: tuple[str, ...], skeleton: str, least: int = 8) -> int:
     return literal if literal >= least and literal * 3 >= total else 0
 
 
-def _mostly_literal(pieces: tuple[str, ...], skeleton: str) -> bool:
-    """Most words of the pattern are in the template's own text, not in its holes."""
-    words = [w for p in pieces for w in p.split() if len(w) > 2]
-    return sum(w in skeleton for w in words) * 2 >= len(words)
-
-
 def _skeleton(site: ErrorSite) -> str:
     if site.message is None:
         return ""

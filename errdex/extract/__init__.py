@@ -31,7 +31,15 @@ from errdex.extract.tests import scan_tests
 from errdex.model import ErrorSite, SkippedFile, Snapshot, TestFile
 from errdex.sources.reading import is_clean_name, read_regular
 
-__all__ = ["EXTRACTOR_VERSION", "Extraction", "TreeScan", "extract", "parse_file", "scan"]
+__all__ = [
+    "EXTRACTOR_VERSION",
+    "Extraction",
+    "TreeScan",
+    "extract",
+    "parse_file",
+    "process_context",
+    "scan",
+]
 
 Progress = Callable[[int, int], None]
 _PARALLEL_FROM = 48  # below this many files, worker start-up costs more than it saves
@@ -232,7 +240,7 @@ def _parse_all(
     # index only) run without the cyclic collector, which only slows their creation.
     # They also end when this process does, even by kill -9 (see worker_init).
     with ProcessPoolExecutor(
-        workers, mp_context=_context(), initializer=worker_init, initargs=(os.getpid(),)
+        workers, mp_context=process_context(), initializer=worker_init, initargs=(os.getpid(),)
     ) as pool:
         # The big files one after another (in one worker at a time), beside the batches.
         pending: set[Future[list[tuple[str, Outcome]]]] = set()
@@ -290,8 +298,9 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    # fork starts workers in milliseconds; it is only safe while we run no other threads.
+def process_context() -> multiprocessing.context.BaseContext:
+    """How worker processes start (the parsers here, the export's renderers): fork, in
+    milliseconds, while this process runs one thread, when it is safe; else spawn."""
     if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")

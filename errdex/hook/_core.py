@@ -40,15 +40,10 @@ class _Hit:
     values: dict[str, str]
 
 
-def disabled() -> bool:
-    return os.environ.get("ERRDEX_DISABLE", "") not in ("", "0")
-
-
 def explain(exc: BaseException, db: str | Path | None = None, *, color: bool = False) -> str | None:
     """The errdex section for `exc`, or None when no indexed raise site is known for it.
-    May raise: the callers turn any error into one line."""
-    if disabled():
-        return None
+    May raise: errdex.hook.explain, the one caller, turns any error into one line and
+    checks ERRDEX_DISABLE first."""
     location = str(default_location() if db is None else db)
     hits: list[_Hit] = []
     seen_sites: set[str] = set()

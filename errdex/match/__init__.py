@@ -194,6 +194,7 @@ class Matcher:
         with self._lock, self._store.reading():  # one state of the store for the query
             if self._store.generation() != self._index.generation:  # written meanwhile
                 self._index = Index(self._store, package=self._package)
+                self._frames = {}  # their sites were the old index's
             for segment in segments:
                 order = last_seen.pop(_segment_key(segment), None)
                 if order is None:

@@ -27,6 +27,7 @@ from errdex.names import canonical as canonicalize_name
 from errdex.store._common import chosen_snapshots, sort_versions, version_key
 
 T = TypeVar("T")
+FETCH = 500  # rows fetched at a time when streaming records
 
 
 def record_text(row: Sequence[Any]) -> str:

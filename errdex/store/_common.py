@@ -64,14 +64,14 @@ def search_highlight(words: list[str], fields: tuple[str | None, ...]) -> dict[s
     """A hit's highlight: message and title whole, snippet fields when a word is in them
     (`fields` in rank.FIELDS order; the message alone for a message-only search)."""
     text = dict(zip(rank.FIELDS, fields, strict=False))
-    text = {key: text.get(key) for key in rank.FIELDS}
-    out: dict[str, Any] = {
-        key: None if text[key] is None else rank.marks(words, text[key] or "")
-        for key in ("message", "title")
-    }
+    out: dict[str, Any] = {}
+    for key in ("message", "title"):
+        found = text.get(key)
+        out[key] = None if found is None else rank.marks(words, found)
     for key in rank.SNIPPET_FIELDS:
-        if rank.matched(words, text[key]):
-            out[key] = rank.marks(words, rank.snippet(text[key] or ""))
+        found = text.get(key)
+        if found and any(segment.match for segment in rank.marks(words, found)):
+            out[key] = rank.marks(words, rank.snippet(found))
     return out
 
 

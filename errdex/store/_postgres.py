@@ -39,17 +39,15 @@ from errdex.model import (
 )
 from errdex.store import _postgres_index as index
 from errdex.store import _postgres_search as search
-from errdex.store._base import StoreBase, T, record, record_text
+from errdex.store._base import FETCH, StoreBase, T, record, record_text
 from errdex.store._common import index_columns, search_highlight
 from errdex.store._schema import SCHEMA_VERSION, full_schema
 
 _POOL_MAX = 8  # connections per store (each thread of a server borrows one per query)
 _CONNECT_SECONDS = 10
-_FETCH = 500  # rows fetched at a time when streaming records
 # pg_advisory_xact_lock keys: one for schema changes, one that every writer holds.
 _SCHEMA_LOCK = 0x65727264_00000001
 _WRITE_LOCK = 0x65727264_00000002
-_MAX_QUERY_CHARS = 1000
 _CURSORS = itertools.count()
 
 
@@ -441,14 +439,14 @@ class PostgresStore(StoreBase):
         return sql, params
 
     def _stream(self, sql: str, params: Sequence[Any]) -> Generator[Sequence[Any], None, None]:
-        # From a server-side cursor, _FETCH rows at a time.
+        # From a server-side cursor, FETCH rows at a time.
         try:
             with (
                 self._conn() as conn,
                 conn.transaction(),
                 conn.cursor(name=f"errdex_records_{next(_CURSORS)}") as cur,
             ):
-                cur.itersize = _FETCH
+                cur.itersize = FETCH
                 cur.execute(sql, params)
                 yield from cur
         except psycopg.Error as exc:
@@ -507,7 +505,7 @@ class PostgresStore(StoreBase):
         for a fragment shorter than a trigram."""
         if len(fragment) < 3:
             return None
-        fragment = fragment[:_MAX_QUERY_CHARS]
+        fragment = fragment[: rank.MAX_QUERY_CHARS]
         sql = (
             " FROM members AS m JOIN records AS r ON r.id = m.record_id"
             " JOIN snapshots AS sn ON sn.id = m.snapshot_id"

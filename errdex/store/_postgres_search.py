@@ -6,12 +6,8 @@
 # no quote), so nothing a user types is read as tsquery syntax.
 from __future__ import annotations
 
-import re
-
 from errdex import rank
 from errdex.model import ErrorSite, Segment
-
-_TOKEN = re.compile(r"[^\W_]+")  # rank's words
 
 # The tsvector column of each of rank.FIELDS, and the SQL that gives the field's text.
 VECTORS = tuple(f"t_{field}" for field in rank.FIELDS)
@@ -42,7 +38,7 @@ def field_texts(site: ErrorSite) -> tuple[str | None, ...]:
 
 def words(text: str | None) -> str:
     """The words of a field, space-separated, as to_tsvector('simple', ...) takes them."""
-    return " ".join(_TOKEN.findall(text or "")).lower()
+    return " ".join(rank.tokens(text or ""))
 
 
 def term(query: rank.Term) -> str:

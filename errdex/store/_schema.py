@@ -2,8 +2,8 @@
 # version n the step that takes a database of schema n to n + 1, written once per SQL
 # dialect. A new database is made at SCHEMA_VERSION directly from its dialect's full
 # schema (schema.sql for SQLite, postgres.sql for PostgreSQL); keep those in step with
-# the steps here. PostgreSQL support began at version 4, so its earlier steps are None:
-# no PostgreSQL database of an older schema exists.
+# the steps here. PostgreSQL support began at version 4, so it has no steps yet: no
+# PostgreSQL database of an older schema exists.
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,7 +17,6 @@ class Step:
     """The SQL that takes a database from one schema version to the next."""
 
     sqlite: str
-    postgresql: str | None = None
     # the match index must be filled again from the stored records after this step
     rebuild_match_index: bool = False
     # the sites move into records and members after this step (SQLite only)

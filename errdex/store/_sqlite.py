@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from errdex import codec, rank
 from errdex.errors import NoDatabase, StoreError
@@ -26,14 +26,11 @@ from errdex.model import (
     Snapshot,
 )
 from errdex.store import _match_index
-from errdex.store._base import StoreBase, record, record_text
+from errdex.store._base import FETCH, StoreBase, T, record, record_text
 from errdex.store._common import search_highlight
 from errdex.store._schema import MIGRATIONS, SCHEMA_VERSION, full_schema
 
-T = TypeVar("T")
-
 _BUSY_TIMEOUT = 30.0  # seconds to wait for another writer before giving up
-_FETCH = 500  # rows fetched at a time when streaming records
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -148,7 +145,7 @@ def _site_of_record(text: str) -> ErrorSite:
 def _fts_query(words: list[str], column: str | None = None) -> str:
     """An FTS5 query requiring each of `words` (errdex.rank's, so letters and digits only:
     nothing the user typed is read as FTS5 syntax), the last as a prefix, in `column`
-    only if given. It finds a superset of what rank.key finds; rank.key decides."""
+    only if given: the errors that errdex.rank's rule finds."""
     quoted = [f'"{w}"' for w in words]
     quoted[-1] += "*"
     if column is not None:
@@ -556,7 +553,7 @@ class SqliteStore(StoreBase):
     def _stream(self, sql: str, params: Sequence[Any]) -> Generator[Sequence[Any], None, None]:
         try:
             cur = self._conn().execute(sql, params)
-            while batch := cur.fetchmany(_FETCH):
+            while batch := cur.fetchmany(FETCH):
                 yield from batch
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
@@ -570,7 +567,7 @@ class SqliteStore(StoreBase):
         offset: int,
         message_only: bool,
     ) -> SearchResult:
-        # FTS5 finds the candidates, rank.key keeps and orders them.
+        # FTS5 finds the errors rank's rule finds; the score below orders them.
         fields = rank.FIELDS[:1] if message_only else rank.FIELDS
         where = (
             " FROM sites_fts JOIN sites AS s ON s.id = sites_fts.rowid"

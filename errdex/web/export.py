@@ -11,11 +11,8 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
-import multiprocessing
 import os
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -28,6 +25,8 @@ from xml.sax.saxutils import escape as xml_escape
 
 from errdex import codec, rank
 from errdex.errors import ErrdexError
+from errdex.extract import process_context
+from errdex.extract.cache import digest
 from errdex.store import Store
 from errdex.web import views
 from errdex.web.data import WebData
@@ -88,7 +87,7 @@ class _Writer:
 
     def write(self, parts: list[str], content: str | bytes, key: str | None = None) -> None:
         data = content.encode() if isinstance(content, str) else content
-        key = key or _digest(data)
+        key = key or digest(data)
         if self.fresh(parts, key):
             return
         target = self.target(parts)
@@ -121,18 +120,16 @@ def _read_manifest(root: Path) -> dict[str, str]:
         found = json.loads((root / MANIFEST).read_text())
     except (OSError, ValueError):
         return {}
-    files = found.get("files") if isinstance(found, dict) else None
-    if found.get("format") != _MANIFEST_FORMAT or not isinstance(files, dict):
+    if not isinstance(found, dict) or found.get("format") != _MANIFEST_FORMAT:
+        return {}
+    files = found.get("files")
+    if not isinstance(files, dict):
         return {}
     return {
         name: key
         for name, key in files.items()
         if isinstance(name, str) and isinstance(key, str) and ".." not in name.split("/")
     }
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 @functools.cache
@@ -147,7 +144,7 @@ def _renderer_version() -> str:
         for item in sorted(folder.iterdir(), key=lambda f: f.name):
             if item.is_file() and not item.name.endswith(".pyc"):
                 parts += [item.name.encode(), item.read_bytes()]
-    return _digest(b"\0".join(parts))
+    return digest(b"\0".join(parts))
 
 
 def _url_parts(url: str) -> list[str]:
@@ -176,7 +173,7 @@ class _Site:
             if workers <= 1
             else ProcessPoolExecutor(
                 max_workers=workers,
-                mp_context=_pool_context(),
+                mp_context=process_context(),
                 initializer=_start_worker,
                 initargs=(base_url,),
             )
@@ -225,14 +222,6 @@ def _start_worker(base_url: str) -> None:
 def _render(built: Page, url: str) -> str:
     assert _worker_renderer is not None, "the worker was started by _start_worker"
     return _worker_renderer.render(built, path=url)
-
-
-def _pool_context() -> multiprocessing.context.BaseContext:
-    """fork when this process runs one thread (cheap, and safe then), else spawn; as
-    the extract stage chooses for its parsers."""
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("spawn")
 
 
 def export_site(
@@ -354,7 +343,7 @@ def _page_key(url: str, built: Page) -> str:
     extra = {k: v for k, v in built.extra.items() if k != "record"}
     made_of: list[Any] = [url, built.template, built.context, built.title, built.description]
     made_of += [built.status, extra, _renderer_version(), rank.FIELDS]
-    return _digest(json.dumps(made_of, sort_keys=True, default=repr).encode())
+    return digest(json.dumps(made_of, sort_keys=True, default=repr).encode())
 
 
 def _sitemap(base_url: str, urls: list[str]) -> str:
