@@ -347,6 +347,21 @@ def test_versions_across_snapshots(store: Store) -> None:
     assert [r.version for r in store.iter_records(version="*")] == [
         "1.0.0", "1.0.0", "1.1.0", "1.1.0",
     ]  # fmt: skip
+    # the ids alone, in the same order, each once
+    assert store.site_ids(version="*") == ["b" * 16, "a" * 16, "c" * 16]
+    assert store.site_ids() == ids(store.list_records())
+    assert store.site_ids(package="other") == []
+
+
+def test_an_id_two_packages_share_is_found_in_the_one_asked(store: Store) -> None:
+    write(store, snap("1.0.0"), [site("a" * 16, line=30)])
+    write(store, snap("2.0.0", package="vendor"), [site("a" * 16, line=40)])
+
+    for package, line in (("pkg", 30), ("vendor", 40)):
+        found = store.get("a" * 16, package=package)
+        assert found is not None and (found.package, found.site.location.line) == (package, line)
+    assert store.get("a" * 16, package="Vendor") is not None  # names compare canonically
+    assert store.get("a" * 16, package="vendor", version="1.0.0") is None
 
 
 def test_newest_version_is_by_pep440_not_by_string_or_insertion(store: Store) -> None:

@@ -14,7 +14,12 @@ import httpx
 import pytest
 
 from errdex.codec import record_to_json
-from errdex.store import Store
+from errdex.index import index_source
+from errdex.store import Store, open_store
+from errdex.web import views
+from errdex.web.data import WebData
+from errdex.web.links import Links
+from tests.conftest import write_tree
 from tests.web_support import COMMIT, REPO, SECTIONS, running
 
 SCRIPT_ID_MESSAGE = "bad mode"
@@ -257,3 +262,35 @@ def test_seed_error_page_on_vllm(vllm_db: Store, tmp_path: Path) -> None:
     assert "Maximum number of images/videos per batch" in text  # the input's doc
     assert 'id="L-1038"' in html
     assert data["location"]["line"] == 1038 and json.dumps(data)
+
+
+def _shop(version: str, blank_lines: int) -> dict[str, str]:
+    return {
+        "pyproject.toml": f'[project]\nname = "shop"\nversion = "{version}"\n',
+        "shop/__init__.py": "\n" * blank_lines
+        + """
+def check(size, name):
+    if size < 0:
+        raise ValueError(f"size must be at least 0, got {size}")
+    if not name:
+        raise ValueError("name must not be empty")
+""",
+    }
+
+
+def test_related_errors_follow_a_new_index(tmp_path: Path) -> None:
+    """The error page lists its related errors from the web layer's cache of them, which
+    a new version of the package replaces."""
+    store = open_store(tmp_path / "errdex.sqlite")
+    index_source(str(write_tree(tmp_path / "v1", _shop("1.0", 0))), store)
+    data, links = WebData(store, recheck=0), Links()
+    first, second = store.site_ids()
+
+    def related_lines() -> list[tuple[str, str, object]]:
+        page = views.error(data, links, first)
+        return [(r["id"], r["version"], r["line"]) for r in page.extra["related"]]
+
+    assert related_lines() == [(second, "1.0", 6)]
+    assert related_lines() == [(second, "1.0", 6)]  # from the cache, the same
+    index_source(str(write_tree(tmp_path / "v2", _shop("2.0", 3))), store)
+    assert related_lines() == [(second, "2.0", 9)]

@@ -97,6 +97,10 @@ class Store(Protocol):
         """Return how many records list_records would return."""
         ...
 
+    def site_ids(self, *, package: str | None = None, version: str | None = None) -> list[str]:
+        """The distinct ids of what iter_records yields, in its order."""
+        ...
+
     def iter_records(
         self,
         *,

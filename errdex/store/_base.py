@@ -50,6 +50,8 @@ class StoreBase(ABC):
     _no_limit: ClassVar[int | None]
     # What a query selects to make a record: the body and its snapshot's fields.
     _record_fields: ClassVar[str]
+    # The column of a record's site id, in the clause of _where.
+    _id_field: ClassVar[str]
     # The order of records in list_records, after the FROM/WHERE clause of _where.
     _record_order: ClassVar[str]
     # The FROM/WHERE clause of the rows of one site_id, and their order (by snapshot).
@@ -209,6 +211,16 @@ class StoreBase(ABC):
         sql, params = where
         return int(self._read(f"SELECT count(*) {sql}", params)[0][0])
 
+    def site_ids(self, *, package: str | None = None, version: str | None = None) -> list[str]:
+        """The distinct ids of the records iter_records yields, in its order, without
+        reading the records."""
+        where = self._where(package, version, None, None)
+        if where is None:
+            return []
+        sql, params = where
+        rows = self._read(f"SELECT {self._id_field} {sql} {self._record_order}", params)
+        return list(dict.fromkeys(row[0] for row in rows))
+
     def iter_records(
         self,
         *,
@@ -265,12 +277,14 @@ class StoreBase(ABC):
         it, oldest first) and `ai` (the newest model note on it, if any). None if there is
         no such record.
         """
-        sql = f"SELECT {self._record_fields} {self._site_rows}"
-        params: list[Any] = [site_id]
+        # A record's rows are few; the package is filtered here, not in SQL, where the
+        # planner would rather walk every member of the package's snapshots.
+        rows = self._read(
+            f"SELECT {self._record_fields} {self._site_rows} {self._site_order}", [site_id]
+        )
         if package is not None:
-            sql += f" AND sn.package = {self._mark}"
-            params.append(canonicalize_name(package))
-        rows = self._read(f"{sql} {self._site_order}", params)
+            wanted = canonicalize_name(package)
+            rows = [r for r in rows if r[1] == wanted]
         chosen = rows if version is None else [r for r in rows if r[2] == version]
         if not chosen:
             return None

@@ -176,8 +176,8 @@ def indexed_sites(
                 f" JOIN snapshots AS sn ON sn.id = s.snapshot_id WHERE {column} IN ({marks})"
             )
             params: list[Any] = list(chunk)
-            if package is not None:
-                sql += " AND sn.package = ?"
+            if package is not None:  # `+`: the planner must not walk the package's rows
+                sql += " AND +sn.package = ?"
                 params.append(package)
             hits.update(conn.execute(sql, params))
     out: list[IndexedSite] = []

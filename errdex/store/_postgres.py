@@ -129,6 +129,7 @@ class PostgresStore(StoreBase):
     _no_limit = None
     _record_fields = _RECORD_FIELDS
     _record_order = "ORDER BY sel.key, r.file, r.line, m.ord"
+    _id_field = "r.site_id"
     _site_rows = (
         "FROM records AS r JOIN members AS m ON m.record_id = r.id"
         " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE r.site_id = %s"

@@ -1,19 +1,21 @@
 # What the web layer reads, with the few caches that keep pages fast: the snapshot list,
-# per-version summaries and the matcher. Each is rebuilt when the store's snapshots change
-# (checked at most every `recheck` seconds), so a server keeps up with a new index.
+# per-version summaries, related records and the matcher. Each is rebuilt when the
+# store's snapshots change (checked at most every `recheck` seconds), so a server keeps
+# up with a new index.
 from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 from errdex.match import Matcher
-from errdex.model import StoredSnapshot
+from errdex.model import Record, StoredSnapshot
 from errdex.repos import github_name
 from errdex.store import Store
 
 Generation = tuple[tuple[str, str, str], ...]
+MAX_CACHED_RECORDS = 4096  # related records kept decoded: an error page lists up to 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,7 @@ class WebData:
         self._snapshots: list[StoredSnapshot] = []
         self._generation: Generation = ()
         self._summaries: dict[tuple[str, str], VersionSummary] = {}
+        self._records: OrderedDict[tuple[str, str], Record | None] = OrderedDict()
         self._matcher: Matcher | None = None
         self._matcher_lock = threading.Lock()
 
@@ -50,6 +53,7 @@ class WebData:
                 generation = tuple((s.package, s.version, s.indexed_at) for s in snaps)
                 if generation != self._generation:
                     self._summaries = {}
+                    self._records = OrderedDict()
                 self._snapshots, self._generation = snaps, generation
                 self._checked = time.monotonic()
         return self._snapshots
@@ -83,6 +87,23 @@ class WebData:
         )
         self._summaries[key] = summary
         return summary
+
+    def related(self, site_id: str, package: str) -> Record | None:
+        """The newest record `site_id` of `package` (Store.get), from a cache of the
+        most recently asked: error pages of one package list the same few related
+        errors again and again."""
+        self.snapshots()
+        key = (site_id, package)
+        with self._lock:
+            if key in self._records:
+                self._records.move_to_end(key)
+                return self._records[key]
+        found = self.store.get(site_id, package=package)
+        with self._lock:
+            self._records[key] = found
+            if len(self._records) > MAX_CACHED_RECORDS:
+                self._records.popitem(last=False)
+        return found
 
     def matcher(self) -> Matcher:
         """A matcher over every indexed version, made anew when the snapshots change

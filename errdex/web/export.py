@@ -78,7 +78,8 @@ class _Writer:
     def fresh(self, parts: list[str], key: str) -> bool:
         """Whether the file at `parts` was made from `key` already; if so it is kept."""
         name = "/".join(parts)
-        if self.earlier.get(name) != key or not self.target(parts).is_file():
+        # Only looked at, never written: no need to resolve the path as `target` does.
+        if self.earlier.get(name) != key or not self.root.joinpath(*parts).is_file():
             return False
         self.made[name] = key
         self.files += 1
@@ -180,9 +181,14 @@ class _Site:
         )
         self.pending: deque[tuple[list[str], str, Future[str]]] = deque()
 
-    def page(self, url: str, built: Page) -> None:
+    def page(self, url: str, built: Page, twin: str | None = None) -> None:
+        """Write `built` at `url`, and its context as JSON at `twin` if given."""
         parts = [*_url_parts(url), "index.html"]
         key = _page_key(url, built)
+        if twin is not None:
+            twin_parts, twin_key = _url_parts(twin), digest(f"json\0{key}".encode())
+            if not self.out.fresh(twin_parts, twin_key):
+                self.out.write(twin_parts, codec.dumps(built.context), twin_key)
         if self.out.fresh(parts, key):
             pass
         elif self.pool is None:
@@ -192,9 +198,6 @@ class _Site:
             while len(self.pending) > _IN_FLIGHT:
                 self._write_oldest()
         self.urls.append(url)
-
-    def twin(self, url: str, value: Any) -> None:
-        self.out.write(_url_parts(url), codec.dumps(value))
 
     def _write_oldest(self) -> None:
         parts, key, rendered = self.pending.popleft()
@@ -277,7 +280,7 @@ def _write_pages(site: _Site, progress: Progress | None) -> int:
     of distinct errors."""
     data, links = site.data, site.links
     snapshots = data.snapshots()
-    ids = list(dict.fromkeys(record.id for record in site.store.iter_records(version="*")))
+    ids = site.store.site_ids(version="*")
     total = 2 + len(snapshots) + len(ids)
     done = 0
 
@@ -288,20 +291,21 @@ def _write_pages(site: _Site, progress: Progress | None) -> int:
             progress(done, total)
 
     home = views.home(data, links)
-    site.page("/", home)
-    site.twin(links.packages_json(), home.context)
+    site.page("/", home, twin=links.packages_json())
     tick()
     for snap in snapshots:
         built = views.package(
             data, links, snap.package, snap.version, limit=views.MAX_PACKAGE_LIMIT * 100
         )
-        site.page(links.package(snap.package, snap.version), built)
-        site.twin(links.package_json(snap.package, snap.version), built.context)
+        site.page(
+            links.package(snap.package, snap.version),
+            built,
+            twin=links.package_json(snap.package, snap.version),
+        )
         tick()
     for site_id in ids:
         built = views.error(data, links, site_id)
-        site.page(links.error(site_id), built)
-        site.twin(links.error_json(site_id), built.context)
+        site.page(links.error(site_id), built, twin=links.error_json(site_id))
         tick()
     site.page(links.search(), views.search(data, links, ""))
     # What the page searches: the fields the server's search reads, of the errors it

@@ -182,7 +182,7 @@ def error(
     snap = data.snapshot(record.package, record.version)
     related = []
     for other_id in () if site.explanation is None else site.explanation.related[:MAX_RELATED]:
-        other = data.store.get(other_id, package=record.package)
+        other = data.related(other_id, record.package)
         if other is not None:
             related.append(summary(other, links))
     loc = site.location
