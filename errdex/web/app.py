@@ -129,7 +129,7 @@ def create_app(
     store: Store,
     *,
     warm: bool = True,
-    recheck: float = 5.0,
+    recheck: float = 1.0,
     body_timeout: float = BODY_TIMEOUT,
     max_requests: int = MAX_REQUESTS,
     close_store: bool = False,
@@ -137,7 +137,7 @@ def create_app(
     """Return the errdex web application over `store`.
 
     `warm` builds the matcher in a background thread at startup so the first paste does
-    not wait; `recheck` is how often (seconds) the snapshot list is re-read;
+    not wait; `recheck` is how often (seconds) the store is asked whether it changed;
     `body_timeout` is how long (seconds) a request body may take to arrive, and
     `max_requests` how many requests may be in flight; `close_store` closes `store` when
     the application shuts down.

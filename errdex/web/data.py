@@ -1,7 +1,7 @@
 # What the web layer reads, with the few caches that keep pages fast: the snapshot list,
 # per-version summaries, related records and the matcher. Each is rebuilt when the
-# store's snapshots change (checked at most every `recheck` seconds), so a server keeps
-# up with a new index.
+# store's generation changes (a one-row read, at most every `recheck` seconds), so a
+# server keeps up with a new index without reading the snapshot list again and again.
 from __future__ import annotations
 
 import threading
@@ -14,7 +14,6 @@ from errdex.model import Record, StoredSnapshot
 from errdex.repos import github_name
 from errdex.store import Store
 
-Generation = tuple[tuple[str, str, str], ...]
 MAX_CACHED_RECORDS = 4096  # related records kept decoded: an error page lists up to 12
 
 
@@ -30,31 +29,32 @@ class VersionSummary:
 class WebData:
     """The store plus caches, shared by every request of a server (thread-safe)."""
 
-    def __init__(self, store: Store, *, recheck: float = 5.0) -> None:
+    def __init__(self, store: Store, *, recheck: float = 1.0) -> None:
         self.store = store
         self._recheck = recheck
         self._lock = threading.Lock()
         self._checked: float | None = None
         self._snapshots: list[StoredSnapshot] = []
-        self._generation: Generation = ()
+        self._generation: int | None = None
         self._summaries: dict[tuple[str, str], VersionSummary] = {}
         self._records: OrderedDict[tuple[str, str], Record | None] = OrderedDict()
         self._matcher: Matcher | None = None
         self._matcher_lock = threading.Lock()
 
     def snapshots(self) -> list[StoredSnapshot]:
-        """Every stored snapshot (see Store.snapshots), at most `recheck` seconds old."""
+        """Every stored snapshot (see Store.snapshots), as of at most `recheck` seconds
+        ago."""
         now = time.monotonic()
         if self._fresh(now):
             return self._snapshots
         with self._lock:
             if not self._fresh(now):
-                snaps = self.store.snapshots()
-                generation = tuple((s.package, s.version, s.indexed_at) for s in snaps)
+                generation = self.store.generation()
                 if generation != self._generation:
+                    self._snapshots = self.store.snapshots()
                     self._summaries = {}
                     self._records = OrderedDict()
-                self._snapshots, self._generation = snaps, generation
+                    self._generation = generation
                 self._checked = time.monotonic()
         return self._snapshots
 
