@@ -2,6 +2,7 @@
 # roles (:class:`Foo`, :py:meth:`~a.b`), reST literals (``x``) and markdown bold
 # (**x**). Every surface shows code as `backtick` spans; these turn the rest into them
 # (`code_spans`) or drop it (`plain`), so the web renders it and a terminal strips it.
+# And what any text needs before a terminal shows it: `printable`, `clip`.
 from __future__ import annotations
 
 import re
@@ -43,3 +44,31 @@ def _target(text: str) -> str:
 
 
 __all__ = ["bold_spans", "code_spans", "plain"]
+
+
+# Characters that would act on a terminal rather than show: C0 and C1 controls (but tab
+# and newline), DEL, and the bidirectional overrides ("Trojan source"). Indexed code
+# and pasted text can hold any of them; they are shown as escapes.
+_UNPRINTABLE = {
+    c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+    for c in (
+        *range(0x00, 0x09),
+        *range(0x0B, 0x20),
+        0x7F,
+        *range(0x80, 0xA0),
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    )
+}
+
+
+def printable(text: str) -> str:
+    """`text` with every character that would act on a terminal shown as an escape."""
+    return text.translate(_UNPRINTABLE)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line (runs of whitespace made one space), cut to `limit` characters
+    with "…" when longer."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -23,6 +23,7 @@ import pytest
 
 import errdex.hook
 from errdex.hook import _core, _values
+from errdex.markup import clip, printable
 
 PACKAGE = '''
 """Boxes that check their size."""
@@ -461,7 +462,10 @@ def test_values_are_read_without_calling_user_code() -> None:
 
 
 def test_the_section_escapes_what_would_act_on_a_terminal() -> None:
-    assert _core._printable("a\x1b[2Jb\u202ec") == "a\\x1b[2Jb\\u202ec"
+    # what the section (and the CLI) prints goes through these two
+    assert printable("a\x1b[2Jb\u202ec\td\ne") == "a\\x1b[2Jb\\u202ec\td\ne"
+    assert clip("a  b\n c", 10) == "a b c"
+    assert clip("x" * 20, 10) == "x" * 9 + "…"
 
 
 def test_explain_never_raises(tmp_path: Path, monkeypatch, capsys) -> None:

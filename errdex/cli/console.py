@@ -24,6 +24,7 @@ from errdex.errors import (
     StoreError,
     UnsafeArchiveError,
 )
+from errdex.markup import printable
 
 # The store and the codec (and through them the records) load with the first command
 # that reads a db or writes JSON: `errdex --version` and `--help` pay for click alone.
@@ -79,27 +80,6 @@ class _Console:
 
 out = _Console(stderr=False)
 err = _Console(stderr=True)
-
-
-# Characters that would act on a terminal rather than show: C0 and C1 controls (but tab
-# and newline), DEL, and the bidirectional overrides ("Trojan source"). Indexed code
-# and pasted text can hold any of them; they are shown as escapes.
-_UNPRINTABLE = {
-    c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-    for c in (
-        *range(0x00, 0x09),
-        *range(0x0B, 0x20),
-        0x7F,
-        *range(0x80, 0xA0),
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-    )
-}
-
-
-def printable(text: str) -> str:
-    """`text` with every character that would act on a terminal shown as an escape."""
-    return text.translate(_UNPRINTABLE)
 
 
 def escape(text: str) -> str:

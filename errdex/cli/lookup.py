@@ -17,12 +17,11 @@ from errdex.cli.console import (
     fail,
     json_option,
     out,
-    printable,
     store_at,
     write_json,
     write_json_text_array,
 )
-from errdex.markup import plain
+from errdex.markup import clip, plain, printable
 from errdex.model import ErrorSite, Record
 from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, find_error
@@ -216,18 +215,13 @@ def _print_conditions(site: ErrorSite) -> None:
             default = f" = {item.default}" if item.default is not None else ""
             out.say(f"  {item.expr}{typed}{default}  ", (f"({item.kind})", "dim"))
             if item.doc:
-                out.say(f"      {_short(plain(item.doc), 160)}")
+                out.say(f"      {clip(plain(item.doc), 160)}")
             if item.knobs:
                 uses = ", ".join(k.usage for k in item.knobs)
-                out.say(f"      set with {_short(uses, 160)}")
+                out.say(f"      set with {clip(uses, 160)}")
     computed = [i for i in site.inputs if i.kind == "local"]
     if computed:
         _heading("Computed on the way")
         for item in computed:
-            value = f" = {_short(item.default, 120)}" if item.default is not None else ""
+            value = f" = {clip(item.default, 120)}" if item.default is not None else ""
             out.say(f"  {item.expr}{value}")
-
-
-def _short(text: str, limit: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

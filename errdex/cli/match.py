@@ -14,10 +14,10 @@ from errdex.cli.console import (
     errors_explained,
     fail,
     json_option,
-    printable,
     store_at,
     write_json,
 )
+from errdex.markup import printable
 from errdex.model import Match, MatchResult
 from errdex.names import canonical as canonicalize_name
 

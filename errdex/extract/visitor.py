@@ -56,6 +56,7 @@ from errdex.extract.templates import (
     Variant,
     is_stringish,
 )
+from errdex.markup import clip
 from errdex.model import (
     GuardKind,
     Hole,
@@ -828,7 +829,7 @@ class FileVisitor:
                 source = self._resolve(ref, scope, found, depth + 1)
                 if source is not None and source not in sources:
                     sources.append(source)
-        text = _short(("an item of " if loop else "") + self.render(value))
+        text = clip(("an item of " if loop else "") + self.render(value), 120)
         found.inputs[name] = Input(
             name=name,
             expr=name,
@@ -1137,11 +1138,6 @@ def _simple(node: ast.expr) -> str | None:
     """The source of an argument that is a name or attribute chain, else None."""
     parts = _dotted_parts(node)
     return None if parts is None else ".".join(parts)
-
-
-def _short(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 _STDLIB = frozenset(sys.stdlib_module_names)

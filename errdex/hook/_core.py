@@ -16,7 +16,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 
 from errdex.hook import _dists, _values
-from errdex.markup import plain
+from errdex.markup import clip, plain, printable
 from errdex.match import Matcher
 from errdex.model import IndexedSite, Record
 from errdex.names import canonical
@@ -259,37 +259,28 @@ def _holes(location: str, record: Record, exc: BaseException) -> dict[str, str]:
 # -- the section -----------------------------------------------------------------------
 
 
-def _printable(text: str) -> str:
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _render(hit: _Hit, color: bool) -> str:
     bold, dim, reset = ("\x1b[1m", "\x1b[2m", "\x1b[0m") if color else ("", "", "")
     record, site = hit.record, hit.record.site
     loc = site.location
     lines = [
-        f"{bold}── errdex: {_printable(site.exception.name)} raised at "
-        f"{_printable(loc.file)}:{loc.line} in {_printable(loc.function)} "
-        f"({_printable(record.package)} {_printable(record.version)}){reset}"
+        f"{bold}── errdex: {printable(site.exception.name)} raised at "
+        f"{printable(loc.file)}:{loc.line} in {printable(loc.function)} "
+        f"({printable(record.package)} {printable(record.version)}){reset}"
     ]
     body = site.explanation
     if body is not None:
-        lines.append(f"{bold}{_printable(_short(body.title, 200))}{reset}")
+        lines.append(f"{bold}{printable(clip(body.title, 200))}{reset}")
         if body.when_it_happens:
             when = plain(body.when_it_happens)
-            lines.append(f"When it happens: {_printable(_short(when, 400))}")
+            lines.append(f"When it happens: {printable(clip(when, 400))}")
         if body.solutions:
             lines.append("Solutions:")
             for number, solution in enumerate(body.solutions[:_SOLUTIONS], start=1):
-                lines.append(f"  {number}. {_printable(_short(plain(solution), 300))}")
+                lines.append(f"  {number}. {printable(clip(plain(solution), 300))}")
     if hit.values:
         pairs = list(hit.values.items())[:5]
-        shown = ", ".join(f"{_printable(k)} = {_printable(_short(v, 80))}" for k, v in pairs)
+        shown = ", ".join(f"{printable(k)} = {printable(clip(v, 80))}" for k, v in pairs)
         lines.append(f"In the message: {shown}")
     now = _inputs(hit)
     if now:
@@ -312,5 +303,5 @@ def _inputs(hit: _Hit) -> list[str]:
         value = _values.read(item.expr, f_locals, f_globals)
         if value is _values.MISSING:
             continue
-        shown.append(f"`{_printable(item.expr)}` = {_printable(_values.show(value))}")
+        shown.append(f"`{printable(item.expr)}` = {printable(_values.show(value))}")
     return shown
