@@ -272,6 +272,41 @@ def test_keyerror_quotes_and_an_expression_hole(shop: Matcher) -> None:
     assert top.values == {"item": "pear", "', '.join(self.stock)": "apple, plum"}
 
 
+def test_rich_logging_records_unwrapped(shop: Matcher) -> None:
+    """What rich's RichHandler prints, as it prints it: the message wrapped in a column
+    beside the time and level, a word longer than the column cut mid-word, the path on
+    the first row only, the next record's head right below."""
+    import io
+    import logging
+
+    from rich.console import Console
+    from rich.logging import RichHandler
+
+    shown = io.StringIO()
+    handler = RichHandler(console=Console(file=shown, width=80, color_system=None))
+    log = logging.getLogger("errdex-test-rich")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        item = "family_pack_of_forty_two_organic_apples_deluxe"  # longer than the column
+        log.error("checkout failed: unknown item: %s (choose from apple, plum)", item)
+        log.error("only 2 of 'apple' left in stock, but 5 were asked for")
+        log.error("Shutting down.")
+    finally:
+        log.removeHandler(handler)
+    text = shown.getvalue()
+    assert item not in text and "   " in text  # it really was wrapped and cut
+
+    lines = text.splitlines()
+    cut = next(n for n, line in enumerate(lines) if "only 2" in line)  # the second head
+    top = shop.match("\n".join(lines[:cut])).matches[0]
+    assert top.function == "Cart.add" and top.exception == "KeyError"
+    assert top.values["item"] == item
+    top = shop.match("\n".join(lines[cut:])).matches[0]
+    assert top.exception == "OutOfStock"
+    assert top.values == {"self.stock[item]": "2", "item": "'apple'", "quantity": "5"}
+
+
 def test_repr_hole_and_several_holes(shop: Matcher) -> None:
     top = shop.match("only 2 of 'apple' left in stock, but 5 were asked for").matches[0]
     assert top.exception == "OutOfStock" and top.exact

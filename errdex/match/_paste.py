@@ -54,6 +54,16 @@ _CHAIN_MARKERS = (
     "During handling of the above exception, another exception occurred:",
     "The above exception was the direct cause of the following exception:",
 )
+# rich.logging.RichHandler: "[12/01/26 15:00:00] ERROR    message ...   file.py:12", the
+# time left blank when it repeats, the level padded to eight. A long message wraps inside
+# its column (a word longer than the column is cut mid-word) and the path is on the
+# record's first row only; _unwrap_rich takes the column back out.
+_RICH_RECORD = re2.compile(
+    r"(?:\[[^\]]{4,40}\]| {8,40}) (?:DEBUG   |INFO    |WARNING |ERROR   |CRITICAL|NOTSET  ) "
+)
+_RICH_PATH = re2.compile(r"\s{2,}[^\s:]+:\d+$")
+_RICH_FOLD = 20  # a row of one word this long, as wide as the widest row: a cut word
+_BOX_DRAWING = frozenset(chr(c) for c in range(0x2500, 0x2580))
 _VSCODE_HEAD = "Exception has occurred: "
 _BOX_EDGES = "│┃║╎┆"
 _BOX_CORNERS = "╭╰┏┗╔╚┌└"
@@ -132,15 +142,63 @@ def _strip_box(line: str) -> str | None:
     return line
 
 
+def _unwrap_rich(raw: list[str]) -> list[tuple[str, str]]:
+    """(line, rich record) pairs of `raw` lines: the rows of each RichHandler record
+    without its time, level and path columns, a word cut at the column's edge made whole;
+    other lines as they are, with record ""."""
+    out: list[tuple[str, str]] = []
+    column, records, record, rows = 0, 0, "", list[str]()
+
+    def cut(row: str, widest: int) -> bool:
+        """Whether `row` is the head of a word cut at the column's edge."""
+        if len(row) != widest or widest < _RICH_FOLD or row[0] == " " or " " in row:
+            return False
+        return not any(c in _BOX_DRAWING for c in row)
+
+    def flush() -> None:
+        widest = max(map(len, rows), default=0)
+        merged: list[str] = []
+        for row in rows:
+            if merged and cut(merged[-1], widest) and row[:1] not in ("", " "):
+                merged[-1] += row
+            else:
+                merged.append(row)
+        out.extend((row, record) for row in merged)
+        rows.clear()
+
+    for line in raw:
+        head = _RICH_RECORD.match(line) if line[:1] in ("[", " ") else None
+        if head is not None:
+            flush()
+            column, records = head.end(), records + 1
+            # each record its own: its rows end where the next record's head is
+            record = f"rich {records} {line[column - 9 : column].strip()}"
+            first = line[column:].rstrip()
+            path = _RICH_PATH.search(first)
+            rows.append(first[: path.start()] if path is not None else first)
+        elif column and (not line.strip() or line[:column].isspace()):
+            rows.append(line[column:].rstrip())
+        else:
+            flush()
+            column = 0
+            out.append((line, ""))
+    flush()
+    return out
+
+
 def clean_lines(text: str) -> list[tuple[str, str]]:
     """Return (line, record prefix) pairs of `text` without ANSI codes, CR line ends,
-    per-line log prefixes and rich/exception-group box edges. Separator lines become
-    empty strings with record "-"."""
+    per-line log prefixes, RichHandler columns and rich/exception-group box edges.
+    Separator lines become empty strings with record "-"."""
     text = _ANSI.sub("", text) if "\x1b" in text else text
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    raw_lines = text.split("\n")
+    rich = "    " in text and any(r.startswith(("[", " " * 8)) for r in raw_lines)
+    pairs = _unwrap_rich(raw_lines) if rich else [(raw, "") for raw in raw_lines]
     out: list[tuple[str, str]] = []
-    for raw in text.split("\n"):
+    for raw, rich_record in pairs:
         line, record = _strip_prefixes(raw.rstrip())
+        record = rich_record + record
         boxed = _strip_box(line)
         if boxed is None:
             out.append(("", "-"))
