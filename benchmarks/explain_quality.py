@@ -12,7 +12,12 @@
 #   in a solution as a whole token, case-insensitive, backticks ignored;
 # - an internal name is named when it is a whole backticked span of a solution, or its
 #   dotted tail (`Owner.name`, `self.name`), or, for names with `_` or `.` (never plain
-#   words), anywhere in the solution as a whole token;
+#   words), anywhere in the solution as a whole token; links are left out (a prefilled
+#   report link quotes the message in its query);
+# - a record is looked up by id, else by file, function and message, else (errdex now
+#   reads the message otherwise: a template inside `_()`, a class-built default) by file,
+#   function, exception and line in the same release, the words of either message found
+#   in the other, when exactly one site fits;
 # - an internal (non-actionable, not pass-through) record is explained as internal when
 #   its what/when/solutions contain "bug", "internal", "invariant" or "should never";
 # - a listed test is verified when its file and its last name segment (parameters
@@ -48,6 +53,7 @@ TARGETS = {
 
 _INTERNAL_WORDS = re.compile(r"\b(bug|internal|invariant|should never)\b", re.IGNORECASE)
 _SPAN = re.compile(r"`([^`]+)`")
+_URL = re.compile(r"https?://\S+")
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class Verified:
     file: str
     function: str
     message: str | None
+    line: int
+    exception: str
     actionable: bool
     passthrough: bool
     knobs: tuple[str, ...]
@@ -74,6 +82,8 @@ class Triggered:
     file: str
     function: str
     message: str | None
+    line: int
+    exception: str
     tests: tuple[str, ...]
     # "listed": drawn from the tests errdex lists, which says nothing of what it misses
     chosen: str
@@ -93,6 +103,8 @@ def load(path: Path = DATA) -> list[Verified]:
                 file=raw["file"],
                 function=raw["function"],
                 message=raw["message"],
+                line=raw["line"],
+                exception=raw["exception"],
                 actionable=raw["actionable"],
                 passthrough=raw.get("passthrough", False),
                 knobs=tuple(raw["knobs"]),
@@ -115,6 +127,8 @@ def load_tests(path: Path = TESTS) -> list[Triggered]:
                     file=raw["file"],
                     function=raw["function"],
                     message=raw["message"],
+                    line=raw["line"],
+                    exception=raw["exception"],
                     tests=tuple(raw["tests"]),
                     chosen=raw["chosen"],
                 )
@@ -132,6 +146,9 @@ def names_knob(solutions: Sequence[str], knobs: Iterable[str]) -> bool:
 
 
 def names_internal(solutions: Sequence[str], names: Iterable[str]) -> bool:
+    # a link (the prefilled report of an internal invariant) quotes the message in its
+    # query: that tells no one to change a name
+    solutions = [_URL.sub("", s) for s in solutions]
     spans = [span.strip().lower() for s in solutions for span in _SPAN.findall(s)]
     flat = " ".join(solutions).replace("`", "").lower()
     for name in names:
@@ -162,18 +179,54 @@ def _verified_key(test: str) -> tuple[str, str]:
 
 def find_site(store: Store, record: Verified | Triggered) -> ErrorSite | None:
     """The record's site by id; else (a reworded or moved error) by file, function and
-    message, the same way the record was written down."""
+    message, the same way the record was written down; else, when errdex now reads the
+    message differently (a template it can see into, a class-built default), by what
+    still names the site in the same release: file, function, exception and the line of
+    the `raise`, with the literal words of either message found in the other."""
     found = store.get(record.id, package=record.package, version=record.version)
     if found is not None:
         return found.site
+    same_line: list[ErrorSite] = []
     for candidate in store.iter_records(
         package=record.package, version=record.version, file_glob=record.file
     ):
         site = candidate.site
+        if site.location.function != record.function:
+            continue
         text = site.message.text if site.message is not None else None
-        if site.location.function == record.function and text == record.message:
+        if text == record.message:
             return site
-    return None
+        if (
+            site.location.line == record.line
+            and site.exception.name == record.exception
+            and _same_words(site, record.message)
+        ):
+            same_line.append(site)
+    return same_line[0] if len(same_line) == 1 else None
+
+
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _same_words(site: ErrorSite, recorded: str | None) -> bool:
+    """Whether the recorded message still reads as the site's: its words outside holes
+    are all in the site's message, and the site's literal words are all in it, or each of
+    its holes is one of the site's (`{opt}` then, `No such option: {opt}` now, the class
+    building the text). None, a message errdex could not see then, fits any."""
+    if recorded is None:
+        return True
+    text = site.message.text if site.message is not None else ""
+    literal = site.message.literal_text if site.message is not None else ""
+    holes = _HOLE.findall(recorded)
+    outside = _HOLE.sub(" ", recorded)
+    if not set(_WORD.findall(outside)) <= set(_WORD.findall(text)):
+        return False
+    return set(_WORD.findall(literal)) <= set(_WORD.findall(recorded)) or (
+        bool(holes) and all(hole in text for hole in holes)
+    )
+
+
+_HOLE = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 
 
 @dataclass
@@ -335,7 +388,8 @@ def main(db: str | None = None) -> None:
         " parameter, pip extra) appears in a solution as a whole token, case-insensitive,"
         " backticks ignored; records with no knob are left out of that column. An internal"
         " name counts when it is a backticked span of a solution (or its dotted tail), or,"
-        " for names with `_` or `.`, anywhere in it. Internal records (not actionable, not"
+        " for names with `_` or `.`, anywhere in it (links left out: a prefilled report link"
+        " quotes the message). Internal records (not actionable, not"
         " pass-through re-raises) count as said internal when what/when/solutions contain"
         ' "bug", "internal", "invariant" or "should never". Test columns count the records'
         " of benchmarks/data/explain_tests.jsonl (every site of requests, click, httpx and"
