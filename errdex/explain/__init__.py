@@ -17,7 +17,14 @@ from errdex.explain.meaning import what_it_means
 from errdex.explain.related import Related
 from errdex.explain.report import report_issue_url
 from errdex.explain.situations import common_situations
-from errdex.explain.solutions import MAX_SOLUTIONS, Context, Handoff, public_sources, solutions
+from errdex.explain.solutions import (
+    MAX_SOLUTIONS,
+    Context,
+    Handoff,
+    public_sources,
+    reads,
+    solutions,
+)
 from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
@@ -51,6 +58,7 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
         for site in extraction.sites
     )
     related = Related(sites)
+    overrides = Overrides(names)
     analyses = [analyse(site, catalog) for site in sites]
     titles = unique_titles(
         sites, [base_title(s, _guard_text(a)) for s, a in zip(sites, analyses, strict=True)]
@@ -63,18 +71,26 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
         dests=index.dest_flags(),
     )
     found: list[list[Fix]] = []
+    all_paths: list[tuple[tuple[str, ...], ...]] = []
     for site, analysis in zip(sites, analyses, strict=True):
         module = _module(site.location.file, modules)
+        function = _function_of(site, modules)
+        paths = graph.paths(function) if function is not None else ()
+        all_paths.append(paths)
         handoff = _handoff(graph, _target(site, modules), modules, names, index, site)
         facts = catalog.files.get(site.location.file)
         qualify = None if facts is None else _qualifier(names, facts)
-        context = dataclasses.replace(base, handoff=handoff if module else None, qualify=qualify)
+        context = dataclasses.replace(
+            base,
+            handoff=handoff if module else None,
+            qualify=qualify,
+            callers=_nearest_first(paths, modules),
+        )
         found.append(solutions(analysis, context))
     caught = _caught_by_callers(sites, found, graph, modules)
     out: list[ErrorSite] = []
     for number, (site, analysis, title) in enumerate(zip(sites, analyses, titles, strict=True)):
-        function = _function_of(site, modules)
-        paths = graph.paths(function) if function is not None else ()
+        paths = all_paths[number]
         shorten = {q: _module_prefix(q, modules) for path in paths for q in path}
         report = report_issue_url(site, snapshot, title)
         means = what_it_means(analysis, catalog)
@@ -84,7 +100,27 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
             if not fixes:  # the only solution: no "Or"
                 extra = dataclasses.replace(extra, text="A" + extra.text.removeprefix("Or, a"))
             fixes = [*fixes, extra]
-        if _may_be_internal(site, catalog) and internal_invariant(analysis, fixes):
+        implemented = overrides.implementers(analysis)
+        if implemented:
+            package = snapshot.package
+            owner, method = implemented
+            means += (
+                f" Every subclass of `{owner}` that {package} defines implements `{method}`:"
+                " it is reached only through an object of a class that does not, one of"
+                f" your own (implement `{method}` in it) or, when the traceback shows none,"
+                f" a bug in {package}."
+            )
+            link = f": {report}" if report else ""
+            fixes.append(
+                Fix(
+                    text=(
+                        f"If no class of yours is in the traceback, report it to the {package}"
+                        f" maintainers, with the traceback{link}"
+                    ),
+                    kind="report",
+                )
+            )
+        elif _may_be_internal(site, catalog) and internal_invariant(analysis, fixes):
             package = snapshot.package
             means += (
                 f" The check reads only {package}'s own state, nothing you pass or set:"
@@ -167,14 +203,24 @@ def _caught_by_callers(
 def _from_handler(fix: Fix, handler: ErrorSite) -> Fix:
     text = fix.text.removeprefix("Or: ").removesuffix(", so that the check does not apply")
     said = text[0].lower() + text[1:]
+    function = handler.location.function
+    who = "its caller" if private_name(function) else f"`{function}`"
     return Fix(
-        text=(
-            f"Or, as `{handler.location.function}` catches it: {said}, so that it does not"
-            " pass it on"
-        ),
+        text=f"Or, as {who} catches it: {said}, so that it does not pass it on",
         kind="input",
         knobs=fix.knobs,
     )
+
+
+def _nearest_first(paths: tuple[tuple[str, ...], ...], modules: set[str]) -> tuple[str, ...]:
+    """The callers on the call paths, nearest first, without their module."""
+    out: dict[str, None] = {}
+    for depth in range(max((len(p) for p in paths), default=0)):
+        for path in paths:
+            if depth < len(path):
+                qualified = path[depth]
+                out[qualified.removeprefix(_module_prefix(qualified, modules) + ".")] = None
+    return tuple(out)
 
 
 def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
@@ -193,12 +239,19 @@ def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
 def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:
     """The site's conditions read only what the library itself keeps (private state, its
     constants, values it computed or passed between its own functions), the site reads
-    nothing public, and nothing says what to do."""
+    nothing public, and nothing says what to do. A message that calls the failure
+    internal (`internal parser error`) is believed about attributes of what it holds."""
     handed_on = any(f.kind == "caller" for f in fixes)
     read = [c.subject for c in analysis.trigger + analysis.reached_if if c.subject is not None]
+    if not read:  # clauses joined by "or" name no one subject: what their tests read
+        read = _read_by_guards(analysis)
     if not read:
         return False
+    message = analysis.site.message.literal_text if analysis.site.message is not None else ""
+    said = _SAYS_BUG.search(message) is not None
     for subject in read:
+        if said and subject.kind == "attribute" and subject.access == "internal":
+            continue
         if subject.knobs or subject.access == "public":
             return False
         if subject.kind == "parameter" and handed_on:
@@ -212,7 +265,9 @@ def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:
             return False
     if any(i.access == "public" or i.knobs for i in analysis.site.inputs):
         return False
-    return not any(f.kind in ("message", "dependency", "cause") for f in fixes)
+    # a fix through a knob (a caller's setting that decides whether the error is passed
+    # on) says the user has a say
+    return not any(f.kind in ("message", "dependency", "cause", "input") for f in fixes)
 
 
 _SIGNALS = frozenset(
@@ -230,6 +285,58 @@ _SAYS_INTERNAL = re.compile(
     r"\b(internal|bug|should (?:not|never)|unexpected|unreachable|impossible|invariant)\b",
     re.I,
 )
+
+
+# A message that says the failure is the library's own, in so many words.
+_SAYS_BUG = re.compile(
+    r"\b(internal (?:\w+ )?(?:error|bug)|bug|should (?:not|never) (?:happen|be reached)|"
+    r"unreachable|impossible|invariant)\b",
+    re.I,
+)
+
+
+def _read_by_guards(analysis: Analysis) -> list[Input]:
+    """The inputs the tests of the conditions that make the site fire read, by name (not
+    early exits: what the function returns early for says what it accepts, not that
+    only the library sets it)."""
+    tests = [g.test for g in analysis.site.guard if g.kind in ("if", "elif", "assert")]
+    return [i for i in analysis.site.inputs if any(reads(t, i) for t in tests)]
+
+
+class Overrides:
+    """Which codebase classes define which methods, to tell whether every subclass of a
+    class implements the method it leaves abstract."""
+
+    def __init__(self, names: Names):
+        self.names = names
+        self.methods = {f"{f.module}.{fn.qualname}" for f in names.files for fn in f.functions}
+        self.below: dict[str, list[str]] = {}
+        for qualname in names.classes:
+            for ancestor in names.ancestors(qualname):
+                self.below.setdefault(ancestor, []).append(qualname)
+
+    def implementers(self, analysis: Analysis) -> tuple[str, str] | None:
+        """(class, method) when the site is an abstract method of a codebase class (a
+        bare `NotImplementedError` that nothing guards) and every subclass the codebase
+        defines at the bottom of its hierarchy implements it, itself or through a base
+        below the class; None otherwise."""
+        site, owner = analysis.site, analysis.owner
+        exc = site.exception.name.rsplit(".", 1)[-1]
+        if owner is None or exc != "NotImplementedError" or analysis.trigger:
+            return None
+        name = site.location.function.rsplit(".", 1)[-1]
+        if site.location.function != f"{owner.fact.qualname}.{name}":
+            return None
+        qualname = f"{owner.file.module}.{owner.fact.qualname}"
+        subclasses = self.below.get(qualname, [])
+        leaves = [c for c in subclasses if not self.below.get(c)]
+        if not leaves:
+            return None
+        for leaf in leaves:
+            path = [leaf, *(a for a in self.names.ancestors(leaf) if a in subclasses)]
+            if not any(f"{c}.{name}" in self.methods for c in path):
+                return None
+        return owner.fact.qualname, name
 
 
 def _may_be_internal(site: ErrorSite, catalog: Catalog) -> bool:

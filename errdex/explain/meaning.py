@@ -3,10 +3,17 @@
 # that names the rejected value, and the conditions under which it is rejected.
 from __future__ import annotations
 
+import re
+
 from errdex.explain.analysis import Analysis
 from errdex.explain.catalog import Catalog
 from errdex.explain.conditions import join_and
 from errdex.extract.files import module_name
+
+# Sphinx roles (":class:`Option`", ":exc:`Error <mod.Error>`") and reST literals
+# ("``x``") of a docstring, as the single backticks the rest of the prose uses.
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`(~?)([^`<]*?)\s*(?:<[^`>]*>)?`(\\s)?")
+_LITERAL = re.compile(r"``([^`]+)``")
 
 _NOT_IMPLEMENTED = ("NotImplementedError",)
 _IMPORT = ("ImportError", "ModuleNotFoundError")
@@ -17,6 +24,7 @@ def component(analysis: Analysis, catalog: Catalog) -> str:
     if analysis.owner is not None:
         name = f"`{analysis.owner.fact.qualname}`"
         doc = catalog.class_doc(analysis.owner)
+        doc = plain_markup(doc) if doc else doc
         if doc:
             doc = doc.rstrip(".")
             first = doc.split(" ", 1)[0]
@@ -29,6 +37,19 @@ def component(analysis: Analysis, catalog: Catalog) -> str:
     if function == "<module>":
         return f"the module `{module}`"
     return f"`{function}()` in `{module}`"
+
+
+def plain_markup(text: str) -> str:
+    """`text` with reST literals and Sphinx roles as plain backticked names."""
+    text = _LITERAL.sub(r"`\1`", text)
+    return _ROLE.sub(_role_name, text)
+
+
+def _role_name(found: re.Match[str]) -> str:
+    """`X` of ":class:`X`", `Y` of ":class:`~mod.Y`", `text` of ":ref:`text <target>`"."""
+    name = found.group(2)
+    plural = "s" if found.group(3) else ""  # ":class:`Option`\s"
+    return f"`{name.rsplit('.', 1)[-1] if found.group(1) else name}`{plural}"
 
 
 def what_it_means(analysis: Analysis, catalog: Catalog) -> str:

@@ -84,11 +84,14 @@ class Context:
     dests: dict[str, list[str]] = field(default_factory=dict)  # dest -> flags
     # the qualified name a name of the site's file refers to (imports followed)
     qualify: Callable[[str], str] | None = None
+    # the functions that call the site's function, nearest first, as a user names them
+    callers: tuple[str, ...] = ()
 
 
 def solutions(analysis: Analysis, context: Context) -> list[Fix]:
     """Fixes for a site, most useful first (see the module comment)."""
     out: list[Fix] = list(advice(analysis, context))
+    out += _signal(analysis, context) + _on_purpose(analysis)
     if _importing(analysis):  # a missing module: what to install comes before the rest
         out += _dependencies(analysis, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
@@ -149,6 +152,65 @@ def _linked(text: str, context: Context) -> Fix:
     if notes:
         text = text.rstrip(".") + " (" + "; ".join(notes) + ")"
     return Fix(text=text, kind="message", source="message", knobs=tuple(dict.fromkeys(named)))
+
+
+# -- errors a user meets on purpose -------------------------------------------------------
+
+# What each signal-like exception reports, when the code raises it itself.
+_SIGNALLED = {
+    "EOFError": "the end of input (Ctrl+D, or a closed stdin), as Python's `input()` does",
+    "KeyboardInterrupt": "an interrupt (Ctrl+C, or a signal the process was sent)",
+}
+
+
+def _signal(analysis: Analysis, context: Context) -> list[Fix]:
+    """`EOFError` and `KeyboardInterrupt` raised by the code itself report what the user
+    at the terminal did: a program that wants to go on catches them."""
+    exc = analysis.site.exception.name.rsplit(".", 1)[-1]
+    said = _SIGNALLED.get(exc)
+    if said is None:
+        return []
+    caller = _public_function(analysis.site.location.function, context)
+    where = f" around the call to `{caller}`" if caller else ""
+    return [
+        Fix(
+            text=(
+                f"It reports {said}, not a fault: catch `{exc}`{where} if your program should go on"
+            ),
+            kind="cause",
+        )
+    ]
+
+
+def _on_purpose(analysis: Analysis) -> list[Fix]:
+    """A public method named for raising (`raise_for_status`) that raises the package's
+    own exception: the caller asked for it."""
+    site = analysis.site
+    function = site.location.function
+    name = function.rsplit(".", 1)[-1]
+    if not (name.startswith("raise_") or name == "raise") or private_name(function):
+        return []
+    if site.exception.qualname.startswith("builtins.") or "." not in site.exception.qualname:
+        return []  # a builtin error there is a misuse of the method, not what it reports
+    exc = site.exception.name.rsplit(".", 1)[-1]
+    return [
+        Fix(
+            text=(
+                f"You called `{function}()`, which raises `{exc}` on purpose when its check"
+                " fails (see when it happens): fix what the message reports, or catch"
+                f" `{exc}` around the call if your code can go on"
+            ),
+            kind="cause",
+        )
+    ]
+
+
+def _public_function(function: str, context: Context) -> str | None:
+    """`function` when a user calls it by that name, else its nearest public caller."""
+    for name in (function, *context.callers):
+        if name != "<module>" and not private_name(name) and "<" not in name:
+            return name
+    return None
 
 
 # -- the inputs the condition reads -------------------------------------------------------
@@ -212,7 +274,7 @@ def _fix_for(clause: Clause, subject: Input, analysis: Analysis, first: bool) ->
     else:
         return None
     example = clause.example
-    if example is None and "non-empty value" in text:
+    if example is None and "non-empty value" in text and _set_by_presence(subject, knob):
         example = "True"  # an environment variable or flag that must be set: `X=1`
     examples = _examples(subject.knobs, example, subject.default)
     if notes:
@@ -225,6 +287,20 @@ def _fix_for(clause: Clause, subject: Input, analysis: Analysis, first: bool) ->
     if not first and clause in analysis.trigger:
         text = "Or: " + text[0].lower() + text[1:] + ", so that the check does not apply"
     return Fix(text=text, kind="input", knobs=tuple(k.name for k in subject.knobs[:2]))
+
+
+def _set_by_presence(subject: Input, knob: Knob | None) -> bool:
+    """Whether "a non-empty value" of `subject` is well shown as `True`: through a flag or
+    an environment variable, or a constructor parameter of no other known type (a path
+    or a list is not `True`)."""
+    if knob is None:
+        return False
+    if knob.kind in ("flag", "option", "env"):
+        return True
+    known, default = literal(subject.default)
+    if known and default is not None and not isinstance(default, bool):
+        return False
+    return knob.kind == "constructor" and (subject.type is None or "bool" in subject.type)
 
 
 def _quoted(example: str) -> str:
@@ -504,18 +580,19 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
         if guard.kind != "except":
             continue
         test = guard.test.split(" as ", 1)[0]
-        if test in ("Exception", "BaseException") or any(e in test for e in _EXC_IMPORT):
-            return []
+        catch_all = test in ("Exception", "BaseException")
+        if (catch_all and site.cause is None) or any(e in test for e in _EXC_IMPORT):
+            return []  # a catch-all that does not chain what it caught says nothing of it
         caught = _caught(guard.test, context) or "exception"
         call = guard.raised_by
-        reads = [] if call is None else [i for i in site.inputs if _reads(call, i)]
-        plain = call is not None and reads and _mentions_only(call, reads)
-        if plain and all(i.access == "public" and i.kind == "parameter" for i in reads):
-            where = _where(reads, analysis)
+        passed = [] if call is None else [i for i in site.inputs if reads(call, i)]
+        plain = call is not None and passed and _mentions_only(call, passed)
+        if plain and all(i.access == "public" and i.kind == "parameter" for i in passed):
+            where = _where(passed, analysis)
             return [
                 Fix(
                     text=(
-                        f"Check the {_names(reads)} you pass {where}: the {caught} this"
+                        f"Check the {_names(passed)} you pass {where}: the {caught} this"
                         f" handles comes from `{call}`"
                     ),
                     kind="cause",
@@ -534,7 +611,7 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
     return []
 
 
-def _reads(expr: str, item: Input) -> bool:
+def reads(expr: str, item: Input) -> bool:
     """Whether source text `expr` reads `item` (as a whole name, not part of another)."""
     return item.expr in expr and _reading(item.expr).search(expr) is not None
 
@@ -704,7 +781,7 @@ def _public_inputs(analysis: Analysis) -> list[Fix]:
     read |= set(_hole_reads(analysis))
     for guard in site.guard:
         if guard.kind == "loop-exhausted":
-            read |= {i.expr for i in site.inputs if _reads(guard.test, i)}
+            read |= {i.expr for i in site.inputs if reads(guard.test, i)}
     public = [
         i
         for i in site.inputs
@@ -719,7 +796,7 @@ def _public_inputs(analysis: Analysis) -> list[Fix]:
     what = "this check rejects them"
     if exhausted:
         target, _, iterable = exhausted[-1].test.partition(" in ")
-        names = [i for i in site.inputs if _reads(iterable, i)]
+        names = [i for i in site.inputs if reads(iterable, i)]
         shown = all(i.access == "public" for i in names) and _mentions_only(iterable, names)
         what = "no item the loop goes through matched them"
         if shown and len(iterable) <= 60 and not private_name(target):
@@ -746,7 +823,7 @@ def _from_constructor(analysis: Analysis) -> list[Fix]:
     for subject in analysis.site.inputs:
         if subject.kind != "attribute" or subject.owner != owner.fact.qualname:
             continue
-        if not any(_reads(test, subject) for test in tests):
+        if not any(reads(test, subject) for test in tests):
             continue
         root = re.match(r"[A-Za-z_]\w*", subject.default or "")
         name = root.group(0) if root else ""
@@ -772,7 +849,7 @@ def _hole_reads(analysis: Analysis) -> list[str]:
     if message is None:
         return []
     holes = [p.expr for p in message.parts if isinstance(p, Hole)]
-    return [i.expr for i in analysis.site.inputs if any(_reads(h, i) for h in holes)]
+    return [i.expr for i in analysis.site.inputs if any(reads(h, i) for h in holes)]
 
 
 def doc_quote(subject: Input, bound: str | None) -> str | None:
@@ -804,5 +881,6 @@ __all__ = [
     "doc_quote",
     "instructions",
     "public_sources",
+    "reads",
     "solutions",
 ]

@@ -1,0 +1,276 @@
+# Solutions that answer "how do I fix it" and internal invariants called internal (issue
+# 10): small packages written to tmp_path, through the real extract and explain stages.
+# One test a rule: a method named for raising, a signal the user sent, a catch-all
+# handler that chains what it caught, an abstract method every subclass implements, a
+# check whose "or" reads only the library's own values, a message that calls itself
+# internal, examples only for controls set by presence, a private handler left unnamed,
+# and Sphinx markup of a class doc said as plain backticks.
+from __future__ import annotations
+
+from pathlib import Path
+
+from errdex.model import ErrorSite
+from tests.test_knobs import body, explained, fixes
+
+
+def kinds(site: ErrorSite) -> list[str]:
+    return [f.kind for f in fixes(site)]
+
+
+def test_a_method_named_for_raising_is_called_on_purpose(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "web/__init__.py": "",
+            "web/errors.py": "class HTTPError(Exception):\n    pass\n",
+            "web/models.py": """
+                from web.errors import HTTPError
+
+                class Response:
+                    def __init__(self, status, request=None):
+                        self.status = status
+                        self.request = request
+
+                    def raise_for_status(self):
+                        if self.request is None:
+                            raise RuntimeError("no request was set on this response")
+                        message = f"{self.status} error"
+                        if 400 <= self.status:
+                            raise HTTPError(message)
+            """,
+        },
+    )
+    status = next(s for s in sites.values() if s.exception.name == "HTTPError")
+    said = " ".join(body(status).solutions)
+    assert "on purpose" in said and "catch `HTTPError`" in said
+    assert "`Response.raise_for_status()`" in said
+    misuse = sites["no request was set on this response"]  # a builtin: a misuse, not a report
+    assert not any("on purpose" in s for s in body(misuse).solutions)
+
+
+def test_a_signal_the_user_sent_is_caught_where_it_is_read(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "term/__init__.py": "",
+            "term/keys.py": """
+                def _translate(ch):
+                    if ch == "\\x04":
+                        raise EOFError("input ended")
+                    if ch == "\\x03":
+                        raise KeyboardInterrupt("interrupted")
+
+                def getchar(read):
+                    ch = read()
+                    _translate(ch)
+                    return ch
+            """,
+        },
+    )
+    eof, interrupt = sites["input ended"], sites["interrupted"]
+    assert body(eof).solutions[0].startswith("It reports the end of input")
+    assert "catch `EOFError` around the call to `getchar`" in body(eof).solutions[0]
+    assert "catch `KeyboardInterrupt`" in " ".join(body(interrupt).solutions)
+    assert "report" not in kinds(eof)  # not a bug: what the user did
+
+
+def test_a_catch_all_that_chains_points_to_what_it_caught(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "net/__init__.py": "",
+            "net/transport.py": """
+                class ConnectError(Exception):
+                    pass
+
+                def _connect(send, request):
+                    try:
+                        return send(request)
+                    except Exception as exc:
+                        raise ConnectError("chained") from exc
+
+                def _quiet(send, request):
+                    try:
+                        return send(request)
+                    except Exception:
+                        raise ConnectError("unchained")
+            """,
+        },
+    )
+    chained = body(sites["chained"]).solutions
+    assert any("chained below this error in the traceback" in s for s in chained)
+    assert not any("chained below" in s for s in body(sites["unchained"]).solutions)
+
+
+ABSTRACT = """
+    class Engine:
+        def run(self):
+            raise NotImplementedError
+
+    class Local(Engine):
+        def run(self):
+            return 1
+
+    class Remote(Engine):
+        pass
+
+    class Pooled(Remote):
+        def run(self):
+            return 2
+"""
+
+
+def test_an_abstract_method_every_subclass_implements_points_to_a_bug(tmp_path: Path) -> None:
+    sites = explained(tmp_path, {"eng/__init__.py": "", "eng/core.py": ABSTRACT})  # package "tree"
+    abstract = body(sites["Engine.run"])
+    assert "Every subclass of `Engine` that tree defines implements `run`" in abstract.what_it_means
+    assert "a bug in tree" in abstract.what_it_means
+    assert [f.kind for f in abstract.fixes] == ["implement", "report"]
+
+
+def test_an_abstract_method_a_subclass_leaves_out_is_not_called_a_bug(tmp_path: Path) -> None:
+    code = ABSTRACT + "\n    class Lazy(Remote):\n        pass\n"
+    sites = explained(tmp_path, {"eng/__init__.py": "", "eng/core.py": code})
+    abstract = body(sites["Engine.run"])
+    assert "bug" not in abstract.what_it_means  # `Lazy` reaches it: no claim to make
+    assert "report" not in [f.kind for f in abstract.fixes]
+
+
+def test_an_or_over_the_library_s_own_values_is_an_internal_invariant(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "proto/__init__.py": "",
+            "proto/session.py": """
+                def _require_pos_int(msg, key):
+                    val = msg.get(key)
+                    if not isinstance(val, int) or val <= 0:
+                        raise ValueError(f"{key}: expected positive int, got {val!r}")
+                    return val
+
+                def on_message(msg):
+                    return _require_pos_int(msg, "size")
+            """,
+        },
+    )
+    site = sites[": expected positive int, got "]
+    assert "points to a bug in tree" in body(site).what_it_means
+    assert kinds(site)[0] == "report"
+
+
+def _parser_module(message: str) -> dict[str, str]:
+    return {
+        "tmpl/__init__.py": "",
+        "tmpl/ext.py": f"""
+            class Parser:
+                def __init__(self, source):
+                    self.stream = iter(source)
+
+            class Extension:
+                def _parse_block(self, parser: Parser):
+                    while True:
+                        if parser.stream.current.type == "data":
+                            next(parser.stream)
+                        elif parser.stream.eos:
+                            return 2
+                        else:
+                            raise RuntimeError("{message}")
+        """,
+    }
+
+
+def test_a_message_that_says_internal_is_believed(tmp_path: Path) -> None:
+    sites = explained(tmp_path / "a", _parser_module("internal parser error"))
+    site = sites["internal parser error"]
+    assert "points to a bug in tree" in body(site).what_it_means
+    assert kinds(site)[0] == "report"
+    other = explained(tmp_path / "b", _parser_module("unknown block token"))
+    assert "report" not in kinds(other["unknown block token"])  # its attributes are not proof
+
+
+def test_a_constructor_parameter_gets_no_true_example(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "cfg/__init__.py": "",
+            "cfg/paths.py": """
+                from dataclasses import dataclass
+
+                @dataclass
+                class Dataset:
+                    path: str = ""
+
+                    def load(self):
+                        if not self.path:
+                            raise ValueError("a dataset path is needed")
+            """,
+        },
+    )
+    said = " ".join(body(sites["a dataset path is needed"]).solutions)
+    assert "Give `path` a non-empty value" in said
+    assert "path=True" not in said  # a path is not a flag: no `Dataset(path=True)`
+
+
+def test_sphinx_markup_of_a_class_doc_is_said_as_backticks(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "cli/__init__.py": "",
+            "cli/params.py": '''
+                class Parameter:
+                    """Either :class:`Option`\\\\s or :class:`~cli.params.Argument`\\\\s,
+                    with a ``name``."""
+
+                    def check(self, name):
+                        if name is None:
+                            raise ValueError("a parameter needs a name")
+            ''',
+        },
+    )
+    means = body(sites["a parameter needs a name"]).what_it_means
+    assert "`Option`s or `Argument`s, with a `name`" in means
+    assert ":class:" not in means and "``" not in means
+
+
+def test_a_private_handler_is_not_named(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/parser.py": """
+                class NoSuchOption(Exception):
+                    pass
+
+
+                class Context:
+                    def __init__(self, ignore_unknown=False):
+                        self.ignore_unknown = ignore_unknown
+
+
+                class Parser:
+                    def __init__(self, ctx: Context):
+                        self.ctx = ctx
+                        self.ignore_unknown = ctx.ignore_unknown
+                        self._known = {}
+
+                    def _match(self, opt):
+                        if opt not in self._known:
+                            raise NoSuchOption(f"no such option: {opt}")
+
+                    def _process(self, opt):
+                        try:
+                            self._match(opt)
+                        except NoSuchOption:
+                            if not self.ignore_unknown:
+                                raise
+
+                    def parse(self, opts):
+                        for opt in opts:
+                            self._process(opt)
+            """,
+        },
+    )
+    said = body(sites["no such option: "]).solutions
+    assert any(s.startswith("As its caller catches it: give `ignore_unknown`") for s in said)
+    assert "report" not in kinds(sites["no such option: "])  # a setting decides: not a bug
+    assert not any("_process" in s for s in said)
