@@ -274,3 +274,34 @@ def test_a_private_handler_is_not_named(tmp_path: Path) -> None:
     assert any(s.startswith("As its caller catches it: give `ignore_unknown`") for s in said)
     assert "report" not in kinds(sites["no such option: "])  # a setting decides: not a bug
     assert not any("_process" in s for s in said)
+
+
+def test_an_assert_on_state_no_user_sets_is_an_internal_invariant(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "bench/__init__.py": "",
+            "bench/data.py": """
+                class Dataset:
+                    def __init__(self, path):
+                        self.path = path
+                        self.rows = None
+
+                    def load(self):
+                        self.rows = open(self.path).readlines()
+
+                    def sample(self):
+                        assert self.rows is not None, "rows must be loaded before sampling"
+                        return self.rows[0]
+
+                    def check(self):
+                        assert self.path, "a path is needed"
+            """,
+        },
+    )
+    state = sites["rows must be loaded before sampling"]
+    assert kinds(state)[0] == "report"
+    assert "points to a bug in tree" in body(state).what_it_means
+    path = sites["a path is needed"]  # a constructor parameter: the user's to give
+    assert "report" not in kinds(path)
+    assert "`path`" in body(path).solutions[0]

@@ -239,8 +239,9 @@ def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
 def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:
     """The site's conditions read only what the library itself keeps (private state, its
     constants, values it computed or passed between its own functions), the site reads
-    nothing public, and nothing says what to do. A message that calls the failure
-    internal (`internal parser error`) is believed about attributes of what it holds."""
+    nothing public, and nothing says what to do. An assert, or a message that calls the
+    failure internal (`internal parser error`), is believed about attributes no user
+    sets."""
     handed_on = any(f.kind == "caller" for f in fixes)
     read = [c.subject for c in analysis.trigger + analysis.reached_if if c.subject is not None]
     if not read:  # clauses joined by "or" name no one subject: what their tests read
@@ -248,7 +249,8 @@ def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:
     if not read:
         return False
     message = analysis.site.message.literal_text if analysis.site.message is not None else ""
-    said = _SAYS_BUG.search(message) is not None
+    # an assert is the code's own claim about its state, as such a message is
+    said = analysis.site.kind == "assert" or _SAYS_BUG.search(message) is not None
     for subject in read:
         if said and subject.kind == "attribute" and subject.access == "internal":
             continue
