@@ -305,3 +305,24 @@ def test_an_assert_on_state_no_user_sets_is_an_internal_invariant(tmp_path: Path
     path = sites["a path is needed"]  # a constructor parameter: the user's to give
     assert "report" not in kinds(path)
     assert "`path`" in body(path).solutions[0]
+
+
+def test_a_class_doc_is_said_up_to_its_first_link(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "bench/__init__.py": "",
+            "bench/sets.py": '''
+                class SpecBench:
+                    """Implements the SpecBench dataset: https://example.org/spec Download it
+                    using: wget https://example.org/spec.jsonl"""
+
+                    def load(self, path):
+                        if path is None:
+                            raise ValueError("a path is needed")
+            ''',
+        },
+    )
+    means = body(sites["a path is needed"]).what_it_means
+    assert means.startswith("`SpecBench` (implements the SpecBench dataset) rejects")
+    assert "https" not in means

@@ -14,6 +14,7 @@ from errdex.extract.files import module_name
 # ("``x``") of a docstring, as the single backticks the rest of the prose uses.
 _ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`(~?)([^`<]*?)\s*(?:<[^`>]*>)?`(\\s)?")
 _LITERAL = re.compile(r"``([^`]+)``")
+_LINK = re.compile(r"<?https?://")
 
 _NOT_IMPLEMENTED = ("NotImplementedError",)
 _IMPORT = ("ImportError", "ModuleNotFoundError")
@@ -24,7 +25,7 @@ def component(analysis: Analysis, catalog: Catalog) -> str:
     if analysis.owner is not None:
         name = f"`{analysis.owner.fact.qualname}`"
         doc = catalog.class_doc(analysis.owner)
-        doc = plain_markup(doc) if doc else doc
+        doc = _gist(plain_markup(doc)) if doc else doc
         if doc:
             doc = doc.rstrip(".")
             first = doc.split(" ", 1)[0]
@@ -37,6 +38,17 @@ def component(analysis: Analysis, catalog: Catalog) -> str:
     if function == "<module>":
         return f"the module `{module}`"
     return f"`{function}()` in `{module}`"
+
+
+def _gist(doc: str) -> str:
+    """A class doc's opening as a parenthesis: the words before its first link ("the
+    SpecBench dataset: https://…" is "the SpecBench dataset"); none when fewer than
+    three words are left."""
+    found = _LINK.search(doc)
+    if found is None:
+        return doc
+    before = " ".join(doc[: found.start()].split()).rstrip(" :;,(-")
+    return before if len(before.split()) >= 3 else ""
 
 
 def plain_markup(text: str) -> str:
