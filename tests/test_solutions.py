@@ -326,3 +326,33 @@ def test_a_class_doc_is_said_up_to_its_first_link(tmp_path: Path) -> None:
     means = body(sites["a path is needed"]).what_it_means
     assert means.startswith("`SpecBench` (implements the SpecBench dataset) rejects")
     assert "https" not in means
+
+
+def test_a_syntax_error_points_to_the_text_being_parsed(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "tmpl/__init__.py": "",
+            "tmpl/errors.py": """
+                class TemplateSyntaxError(Exception):
+                    def __init__(self, message, lineno):
+                        super().__init__(message)
+                        self.lineno = lineno
+            """,
+            "tmpl/parser.py": """
+                from tmpl.errors import TemplateSyntaxError
+
+                class Parser:
+                    def fail(self, msg, lineno=None, exc=TemplateSyntaxError):
+                        raise exc(msg, lineno)
+
+                    def parse_from(self, name, lineno):
+                        if name.startswith("_"):
+                            self.fail("names starting with _ can not be imported", lineno)
+            """,
+        },
+    )
+    site = sites["names starting with _ can not be imported"]
+    assert site.exception.name == "TemplateSyntaxError"  # the helper's default, not `exc`
+    assert body(site).solutions[0].startswith("Correct the text being parsed")
+    assert "(`Parser.parse_from` reads it)" in body(site).solutions[0]

@@ -91,7 +91,7 @@ class Context:
 def solutions(analysis: Analysis, context: Context) -> list[Fix]:
     """Fixes for a site, most useful first (see the module comment)."""
     out: list[Fix] = list(advice(analysis, context))
-    out += _signal(analysis, context) + _on_purpose(analysis)
+    out += _signal(analysis, context) + _on_purpose(analysis) + _syntax(analysis)
     if _importing(analysis):  # a missing module: what to install comes before the rest
         out += _dependencies(analysis, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
@@ -201,6 +201,27 @@ def _on_purpose(analysis: Analysis) -> list[Fix]:
                 f" `{exc}` around the call if your code can go on"
             ),
             kind="cause",
+        )
+    ]
+
+
+def _syntax(analysis: Analysis) -> list[Fix]:
+    """A syntax error (`SyntaxError`, `TemplateSyntaxError`) reports text that does not
+    parse: the text is what to correct, at the place the error gives."""
+    site = analysis.site
+    names = (site.exception.name, site.exception.qualname, *site.exception.bases)
+    if not any(n.rsplit(".", 1)[-1].endswith("SyntaxError") for n in names):
+        return []
+    function = site.location.function
+    by = "" if private_name(function) else f" (`{function}` reads it)"
+    return [
+        Fix(
+            text=(
+                "Correct the text being parsed at the place the error gives (its line, and"
+                f" its file when there is one){by}: the error is in that text, not in a"
+                " setting"
+            ),
+            kind="input",
         )
     ]
 

@@ -962,10 +962,13 @@ class FileVisitor:
         holes = {p.expr for p in message.parts if isinstance(p, Hole)}
         if site.exception.endswith("NotImplementedError") or not holes & set(params):
             return
+        exception = site.exception  # `raise exc(...)` of a parameter `exc=SyntaxError`:
+        if isinstance(scope.defaults.get(exception), ast.Name | ast.Attribute):  # its default
+            exception = ast.unparse(scope.defaults[exception])
         self.helpers.append(
             HelperFact(
                 qualname=scope.qualname,
-                exception=site.exception,
+                exception=exception,
                 message=message,
                 params=params,
                 is_method=is_method,
