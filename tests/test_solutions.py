@@ -356,3 +356,56 @@ def test_a_syntax_error_points_to_the_text_being_parsed(tmp_path: Path) -> None:
     assert site.exception.name == "TemplateSyntaxError"  # the helper's default, not `exc`
     assert body(site).solutions[0].startswith("Correct the text being parsed")
     assert "(`Parser.parse_from` reads it)" in body(site).solutions[0]
+
+
+CLIENT = {
+    "net/__init__.py": "from net._client import Client\n",
+    "net/_client.py": """
+        class Client:
+            def __init__(self):
+                self._state = "unopened"
+                self._request = None
+
+            def __enter__(self):
+                if self._state != "unopened":
+                    raise RuntimeError("a client can be opened only once")
+                self._state = "opened"
+                return self
+
+            def close(self):
+                self._state = "closed"
+
+            def send(self, request):
+                if self._state == "closed":
+                    raise RuntimeError("the client has been closed")
+
+            @property
+            def request(self):
+                if self._request is None:
+                    raise RuntimeError("no request was set")
+                return self._request
+
+        class _Pool:
+            def __init__(self):
+                self._closed = False
+
+            def get(self):
+                if self._closed:
+                    raise RuntimeError("the pool is closed")
+    """,
+}
+
+
+def test_a_check_on_an_exported_object_s_own_state_points_to_its_use(tmp_path: Path) -> None:
+    sites = explained(tmp_path, CLIENT)
+    for message, method in (
+        ("the client has been closed", "send"),
+        ("a client can be opened only once", "__enter__"),
+    ):
+        said = body(sites[message]).solutions[0]
+        assert said.startswith(f"Check what your code did with this `Client` before `{method}`")
+        assert "_state" not in said  # the private name stays out
+    never_set = body(sites["no request was set"]).solutions  # not set, rather than used up
+    assert not any(s.startswith("Check what your code did") for s in never_set)
+    internal = body(sites["the pool is closed"]).solutions  # a class no user is handed
+    assert not any(s.startswith("Check what your code did") for s in internal)

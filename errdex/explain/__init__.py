@@ -69,6 +69,7 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
         package=snapshot.package,
         requires=snapshot.requires,
         dests=index.dest_flags(),
+        exported=_exported(extraction.facts),
     )
     found: list[list[Fix]] = []
     all_paths: list[tuple[tuple[str, ...], ...]] = []
@@ -210,6 +211,17 @@ def _from_handler(fix: Fix, handler: ErrorSite) -> Fix:
         kind="input",
         knobs=fix.knobs,
     )
+
+
+def _exported(files: Sequence[FileFacts]) -> frozenset[str]:
+    """What the package's top modules (`httpx/__init__.py`) import: the names a user
+    reaches as `httpx.Client`."""
+    out: set[str] = set()
+    for facts in files:
+        if "." not in facts.module and facts.path.endswith("__init__.py"):
+            out.update(qualified for _, qualified in facts.imports)
+            out.update(f"{module}.*" for module in facts.stars)
+    return frozenset(out)
 
 
 def _nearest_first(paths: tuple[tuple[str, ...], ...], modules: set[str]) -> tuple[str, ...]:

@@ -86,6 +86,8 @@ class Context:
     qualify: Callable[[str], str] | None = None
     # the functions that call the site's function, nearest first, as a user names them
     callers: tuple[str, ...] = ()
+    # what the package's top module imports, module-qualified, and `module.*` for a star
+    exported: frozenset[str] = frozenset()
 
 
 def solutions(analysis: Analysis, context: Context) -> list[Fix]:
@@ -100,6 +102,8 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
         named = {k for f in out for k in f.knobs}
         fixes = [f for f in fixes if f.kind != "caller" and not (f.knobs and set(f.knobs) <= named)]
     out += fixes
+    if not any(f.kind in ("input", "caller") for f in out):
+        out += _used_up(analysis, context)
     if not any(f.kind in ("input", "caller") for f in out):
         out += _causes(analysis, context)
     if not _importing(analysis):
@@ -201,6 +205,51 @@ def _on_purpose(analysis: Analysis) -> list[Fix]:
                 f" `{exc}` around the call if your code can go on"
             ),
             kind="cause",
+        )
+    ]
+
+
+# Methods a user reaches through a statement rather than by name.
+_STATEMENT_DUNDERS = frozenset({"__enter__", "__aenter__", "__iter__", "__aiter__", "__call__"})
+
+
+def _used_up(analysis: Analysis, context: Context) -> list[Fix]:
+    """A method of a class the package exports at its top that checks only the object's
+    own state (private attributes that start set, compared with a state or read as a
+    flag): what the user did with that object before (closed it, read it) is what the
+    check refuses."""
+    site, owner = analysis.site, analysis.owner
+    if owner is None or site.kind == "assert":
+        return []
+    qualified = f"{owner.file.module}.{owner.fact.qualname}"
+    if qualified not in context.exported and f"{owner.file.module}.*" not in context.exported:
+        return []
+    method = site.location.function.rsplit(".", 1)[-1]
+    if site.location.function != f"{owner.fact.qualname}.{method}":
+        return []
+    if private_name(method) or (method.startswith("__") and method not in _STATEMENT_DUNDERS):
+        return []
+    clauses = analysis.trigger or analysis.reached_if
+    if not clauses:
+        return []
+    for clause in clauses:
+        subject = clause.subject
+        if subject is None or subject.knobs or not subject.expr.startswith("self."):
+            return []
+        if subject.kind != "attribute" or not private_name(subject.name):
+            return []  # a property is computed from data (`is_success`), not used up
+        if "None" in (clause.bound, subject.default):
+            return []  # never set, rather than changed by use
+    name = owner.fact.qualname
+    return [
+        Fix(
+            text=(
+                f"Check what your code did with this `{name}` before `{method}`: the check"
+                " reads the object's own state, which its earlier use changed (an earlier"
+                f" call on it, or the end of the block that closed it); call `{method}`"
+                f" before that, or on a new `{name}`"
+            ),
+            kind="input",
         )
     ]
 
