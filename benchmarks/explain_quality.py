@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.common import save, table
+from benchmarks.explain_done import done_when
 from errdex.explain.tests_scan import MAX_TESTS
 from errdex.index import index_source
 from errdex.model import ErrorSite, Explanation
@@ -363,6 +364,7 @@ def main(db: str | None = None) -> None:
         for truth in triggered:
             site = find_site(store, truth)
             score_tests(truth, site, per.setdefault(truth.package, Tally()))
+        done = done_when(store, pins)
     overall = Tally()
     for tally in per.values():
         overall.add(tally)
@@ -406,7 +408,9 @@ def main(db: str | None = None) -> None:
         + table(verdicts(overall), ["target", "now", "goal", "verdict"])
         + "\n\n"
         + notes
-        + ("\n\n" + misses if misses else ""),
+        + ("\n\n" + misses if misses else "")
+        + "\n\n## Done when, over every site of these releases (benchmarks/explain_done.py)\n\n"
+        + done,
     )
 
 

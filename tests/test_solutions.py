@@ -354,8 +354,7 @@ def test_a_syntax_error_points_to_the_text_being_parsed(tmp_path: Path) -> None:
     )
     site = sites["names starting with _ can not be imported"]
     assert site.exception.name == "TemplateSyntaxError"  # the helper's default, not `exc`
-    assert body(site).solutions[0].startswith("Correct the text being parsed")
-    assert "(`Parser.parse_from` reads it)" in body(site).solutions[0]
+    assert body(site).solutions[0].startswith("Correct the text `Parser.parse_from` parses,")
 
 
 CLIENT = {

@@ -262,13 +262,12 @@ def _syntax(analysis: Analysis) -> list[Fix]:
     if not any(n.rsplit(".", 1)[-1].endswith("SyntaxError") for n in names):
         return []
     function = site.location.function
-    by = "" if private_name(function) else f" (`{function}` reads it)"
+    text = "the text being parsed" if private_name(function) else f"the text `{function}` parses"
     return [
         Fix(
             text=(
-                "Correct the text being parsed at the place the error gives (its line, and"
-                f" its file when there is one){by}: the error is in that text, not in a"
-                " setting"
+                f"Correct {text}, at the place the error gives (its line, and its file when"
+                " there is one): the error is in that text, not in a setting"
             ),
             kind="input",
         )
