@@ -358,12 +358,17 @@ def test_a_syntax_error_points_to_the_text_being_parsed(tmp_path: Path) -> None:
 
 
 CLIENT = {
-    "net/__init__.py": "from net._client import Client\n",
+    "net/__init__.py": "from net._client import Client, Loader\n",
     "net/_client.py": """
         class Client:
             def __init__(self):
                 self._state = "unopened"
                 self._request = None
+                self.is_closed = False
+
+            def read(self):
+                if self.is_closed:
+                    raise RuntimeError("the stream has been closed")
 
             def __enter__(self):
                 if self._state != "unopened":
@@ -384,6 +389,13 @@ CLIENT = {
                     raise RuntimeError("no request was set")
                 return self._request
 
+        class Loader:
+            has_source_access = True
+
+            def get_source(self):
+                if not self.has_source_access:
+                    raise RuntimeError("this loader has no source access")
+
         class _Pool:
             def __init__(self):
                 self._closed = False
@@ -400,11 +412,14 @@ def test_a_check_on_an_exported_object_s_own_state_points_to_its_use(tmp_path: P
     for message, method in (
         ("the client has been closed", "send"),
         ("a client can be opened only once", "__enter__"),
+        ("the stream has been closed", "read"),  # a flag the object starts with
     ):
         said = body(sites[message]).solutions[0]
         assert said.startswith(f"Check what your code did with this `Client` before `{method}`")
         assert "_state" not in said  # the private name stays out
     never_set = body(sites["no request was set"]).solutions  # not set, rather than used up
     assert not any(s.startswith("Check what your code did") for s in never_set)
+    setting = body(sites["this loader has no source access"]).solutions  # of the class
+    assert not any(s.startswith("Check what your code did") for s in setting)
     internal = body(sites["the pool is closed"]).solutions  # a class no user is handed
     assert not any(s.startswith("Check what your code did") for s in internal)

@@ -18,6 +18,7 @@ from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import Clause, literal, parse_test
 from errdex.explain.knobs import KnobIndex, usage
 from errdex.explain.title import display
+from errdex.extract.facts import FileFacts
 from errdex.model import Fix, Hole, Input, Knob
 
 MAX_SOLUTIONS = 6
@@ -215,9 +216,9 @@ _STATEMENT_DUNDERS = frozenset({"__enter__", "__aenter__", "__iter__", "__aiter_
 
 def _used_up(analysis: Analysis, context: Context) -> list[Fix]:
     """A method of a class the package exports at its top that checks only the object's
-    own state (private attributes that start set, compared with a state or read as a
-    flag): what the user did with that object before (closed it, read it) is what the
-    check refuses."""
+    own state (attributes no user sets that start at a literal, compared with a state or
+    read as a flag): what the user did with that object before (closed it, read it) is
+    what the check refuses."""
     site, owner = analysis.site, analysis.owner
     if owner is None or site.kind == "assert":
         return []
@@ -236,10 +237,12 @@ def _used_up(analysis: Analysis, context: Context) -> list[Fix]:
         subject = clause.subject
         if subject is None or subject.knobs or not subject.expr.startswith("self."):
             return []
-        if subject.kind != "attribute" or not private_name(subject.name):
+        if subject.kind != "attribute" or subject.access != "internal":
             return []  # a property is computed from data (`is_success`), not used up
-        if "None" in (clause.bound, subject.default):
-            return []  # never set, rather than changed by use
+        if "None" in (clause.bound, subject.default) or not _state_value(subject.default):
+            return []  # never set, or set from what the object was given, not by use
+        if not _set_in_init(subject, owner.file):
+            return []  # a class-level setting of a subclass (`has_source_access = False`)
     name = owner.fact.qualname
     return [
         Fix(
@@ -252,6 +255,24 @@ def _used_up(analysis: Analysis, context: Context) -> list[Fix]:
             kind="input",
         )
     ]
+
+
+def _set_in_init(subject: Input, facts: FileFacts) -> bool:
+    """Whether an attribute is first set inside an `__init__` of `facts`' file: state each
+    object starts in, not a class-level setting."""
+    where = subject.location
+    if where is None or where.file != facts.path:
+        return False
+    return any(
+        f.qualname.endswith(".__init__") and f.line <= where.line <= f.end_line
+        for f in facts.functions
+    )
+
+
+def _state_value(text: str | None) -> bool:
+    """A value an object starts in: a literal (`False`, `0`) or a member of a states
+    class (`ClientState.UNOPENED`)."""
+    return literal(text)[0] or re.fullmatch(r"[A-Z]\w*\.[A-Z][A-Z0-9_]*", text or "") is not None
 
 
 def _syntax(analysis: Analysis) -> list[Fix]:
