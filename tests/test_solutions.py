@@ -142,20 +142,48 @@ def test_an_or_over_the_library_s_own_values_is_an_internal_invariant(tmp_path: 
         {
             "proto/__init__.py": "",
             "proto/session.py": """
-                def _require_pos_int(msg, key):
-                    val = msg.get(key)
-                    if not isinstance(val, int) or val <= 0:
-                        raise ValueError(f"{key}: expected positive int, got {val!r}")
-                    return val
+                class _Session:
+                    def __init__(self):
+                        self._window = 16
 
-                def on_message(msg):
-                    return _require_pos_int(msg, "size")
+                    def _grow(self):
+                        if not isinstance(self._window, int) or self._window <= 0:
+                            raise ValueError("the window went out of range")
+                        self._window *= 2
             """,
         },
     )
-    site = sites[": expected positive int, got "]
+    site = sites["the window went out of range"]
     assert "points to a bug in tree" in body(site).what_it_means
     assert kinds(site)[0] == "report"
+
+
+def test_what_callers_hand_a_private_helper_is_not_called_a_bug(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "serve/__init__.py": "",
+            "serve/prompts.py": """
+                def _require_text(prompt):
+                    text = prompt.get("prompt")
+                    if not isinstance(text, str) or not text:
+                        raise ValueError("prompt text should be a non-empty string")
+                    return text
+
+                def _render(parts):
+                    assert isinstance(parts, list), "parts must be a list"
+
+                def generate(request):
+                    _render(list(request))
+                    return _require_text(request)
+            """,
+        },
+    )
+    handed = sites["prompt text should be a non-empty string"]  # a user's prompt, maybe
+    assert "report" not in kinds(handed)
+    assert "bug" not in body(handed).what_it_means
+    asserted = sites["parts must be a list"]  # an assert: the code's own claim
+    assert kinds(asserted)[0] == "report"
 
 
 def _parser_module(message: str) -> dict[str, str]:

@@ -251,9 +251,10 @@ def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
 def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:
     """The site's conditions read only what the library itself keeps (private state, its
     constants, values it computed or passed between its own functions), the site reads
-    nothing public, and nothing says what to do. An assert, or a message that calls the
-    failure internal (`internal parser error`), is believed about attributes no user
-    sets."""
+    nothing public, and nothing says what to do. A raise that reads what its callers
+    handed in is not claimed (a private helper validates prompts and headers too); an
+    assert, or a message that calls the failure internal (`internal parser error`), is
+    believed about those and about attributes no user sets."""
     handed_on = any(f.kind == "caller" for f in fixes)
     read = [c.subject for c in analysis.trigger + analysis.reached_if if c.subject is not None]
     if not read:  # clauses joined by "or" name no one subject: what their tests read
@@ -270,6 +271,8 @@ def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:
             return False
         if subject.kind == "parameter" and handed_on:
             return False
+        if not said and _handed_in(subject, analysis):
+            return False  # what callers hand a private helper may be a user's (a prompt)
         if subject.kind == "local" and (
             public_sources(subject, analysis) or _environmental(subject, analysis)
         ):
@@ -307,6 +310,17 @@ _SAYS_BUG = re.compile(
     r"unreachable|impossible|invariant)\b",
     re.I,
 )
+
+
+def _handed_in(item: Input, analysis: Analysis, depth: int = 0) -> bool:
+    """Whether a value is a parameter, or a variable computed from one: what the callers
+    passed, the library's own only when they computed it, which only they show."""
+    if item.kind == "parameter":
+        return True
+    if item.kind != "local" or depth > 3:
+        return False
+    sources = [analysis.inputs.get(s) for s in item.sources]
+    return any(s is not None and _handed_in(s, analysis, depth + 1) for s in sources)
 
 
 def _read_by_guards(analysis: Analysis) -> list[Input]:
