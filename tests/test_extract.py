@@ -604,12 +604,6 @@ def test_unusable_file_is_skipped_with_a_reason(source: bytes, reason: str) -> N
         parse_file(source, "bad.py", "bad")
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="this syntax is valid from 3.12")
-def test_syntax_newer_than_the_running_python_is_skipped() -> None:
-    with pytest.raises(Skip, match="does not parse"):
-        parse_file(b"def first[T](xs: list[T]) -> T:\n    return xs[0]\n", "new.py", "new")
-
-
 def test_huge_file_is_skipped() -> None:
     with pytest.raises(Skip, match="over the"):
         parse_file(b"x = 1\n" * 2_000_000, "big.py", "big")

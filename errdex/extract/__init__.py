@@ -1,6 +1,7 @@
 # The extract stage: read a snapshot's package files (never import them) and yield its
 # error sites. Files are parsed in parallel worker processes; results are cached by
-# content hash, so a re-index parses only files whose content changed.
+# content hash, so a re-index parses only files whose content changed. A file whose syntax
+# is newer than the running Python's is handed to the newest Python here (elsewhere.py).
 from __future__ import annotations
 
 import dataclasses
@@ -23,10 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, Outcome, digest, facts_key
+from errdex.extract.elsewhere import ElsewhereFailed, Interpreter, newer_python, parse_elsewhere
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import module_name, walk_files
 from errdex.extract.link import Linker
-from errdex.extract.parse import MAX_FILE_BYTES, Skip, parse_file, too_big
+from errdex.extract.parse import MAX_FILE_BYTES, UNPARSED, Skip, parse_file, too_big
 from errdex.extract.tests import scan_tests
 from errdex.model import ErrorSite, SkippedFile, Snapshot, TestFile
 from errdex.sources.reading import is_clean_name, read_regular
@@ -166,9 +168,16 @@ def _extract(
     parsed = _parse_all(
         snapshot.root, todo, workers, lambda n: progress and progress(n, total), done=len(outcomes)
     )
+    python = newer_python() if any(map(_unparsed, parsed.values())) else None
+    parsed.update(_parse_newer(python, snapshot.root, parsed, workers))
     outcomes.update(parsed)
-    # a file we failed on (a bug of ours, memory) is tried again next time, not cached
-    cache.save((keys[rel], outcome) for rel, outcome in parsed.items() if not _our_failure(outcome))
+    # a file we failed on (a bug of ours, memory) is tried again next time, not cached; so
+    # is one that no newer Python here could try (one may be installed by the next index)
+    cache.save(
+        (keys[rel], outcome)
+        for rel, outcome in parsed.items()
+        if not _our_failure(outcome) and not (_unparsed(outcome) and isinstance(python, str))
+    )
     facts: list[FileFacts] = []
     skipped = list(tree.unreadable)
     for rel, _ in tree.files:
@@ -182,8 +191,17 @@ def _extract(
         try:
             data = read_regular(snapshot.root / rel, MAX_FILE_BYTES + 1)
             return parse_file(data, rel, module, want_calls=lines)
-        except (OSError, Skip):
+        except OSError:
             return None
+        except Skip as exc:
+            if not (isinstance(python, Interpreter) and _unparsed(str(exc))):
+                return None
+        try:
+            again = parse_elsewhere(python, str(snapshot.root), [rel], want_calls=lines)
+        except ElsewhereFailed:
+            return None
+        outcome = again.get(rel)
+        return outcome if isinstance(outcome, FileFacts) else None
 
     linker = Linker(snapshot.package, facts, revisit)
     return Extraction(
@@ -197,15 +215,17 @@ def _extract(
     )
 
 
-def parse_batch(root: str, paths: list[str]) -> list[tuple[str, Outcome]]:
+def parse_batch(
+    root: str, paths: list[str], *, want_calls: frozenset[int] = frozenset()
+) -> list[tuple[str, Outcome]]:
     """Parse files under `root`; one bad file never stops the rest."""
-    return [(rel, _parse_one(root, rel)) for rel in paths]
+    return [(rel, _parse_one(root, rel, want_calls)) for rel in paths]
 
 
-def _parse_one(root: str, rel: str) -> Outcome:
+def _parse_one(root: str, rel: str, want_calls: frozenset[int]) -> Outcome:
     try:
         data = read_regular(os.path.join(root, rel), MAX_FILE_BYTES + 1)
-        return parse_file(data, rel, module_name(rel))
+        return parse_file(data, rel, module_name(rel), want_calls=want_calls)
     except Skip as exc:
         return str(exc)
     except OSError as exc:
@@ -214,6 +234,27 @@ def _parse_one(root: str, rel: str) -> Outcome:
         return "out of memory while parsing"
     except Exception as exc:  # a bug of ours meeting odd code: skip the file, say so
         return f"{_OUR_FAILURE} ({type(exc).__name__}: {exc}); please report"
+
+
+def _unparsed(outcome: Outcome) -> bool:
+    """Whether the running Python's parser refused the file (a newer one may not)."""
+    return isinstance(outcome, str) and outcome.startswith(UNPARSED)
+
+
+def _parse_newer(
+    python: Interpreter | str | None, root: Path, parsed: dict[str, Outcome], workers: int | None
+) -> dict[str, Outcome]:
+    """The outcomes of the files the running parser refused, as the newer `python` sees
+    them; when there is none, the refusals with the reason why no other Python tried."""
+    refused = [rel for rel, outcome in parsed.items() if _unparsed(outcome)]
+    if python is None or not refused:
+        return {}
+    if isinstance(python, str):
+        return {rel: f"{parsed[rel]}; {python}" for rel in refused}
+    try:
+        return parse_elsewhere(python, str(root), refused, workers=workers or os.cpu_count() or 1)
+    except ElsewhereFailed as exc:
+        return {rel: f"{_OUR_FAILURE} ({exc}); please report" for rel in refused}
 
 
 def _parse_all(

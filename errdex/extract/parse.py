@@ -12,19 +12,27 @@
 # - nesting: what Python's parser or our recursion cannot take is skipped too.
 # Line endings are read as Python's tokenizer reads them: `\r\n` and a lone `\r` end a
 # line as `\n` does, so line numbers, snippets and source text agree with `ast`.
+# Syntax newer than the running Python: a file its parser refuses is rewritten into older
+# syntax on the same lines (downgrade.py) and parsed again; the visitor reads that tree
+# with the file's own text. What is still refused is skipped with a reason that starts
+# with UNPARSED, and the extract stage hands it to a newer Python (see elsewhere.py).
 from __future__ import annotations
 
 import ast
 import io
+import sys
 import tokenize
 import warnings
 
+from errdex.extract.downgrade import downgrade
 from errdex.extract.facts import FileFacts
 from errdex.extract.visitor import FileVisitor
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_NODES = 2_000_000
 MAX_GUARD_WORK = 5_000_000
+UNPARSED = "does not parse"  # how every reason starts that a newer parser may undo
+_RUNNING = f"Python {sys.version_info.major}.{sys.version_info.minor}"
 
 
 class Skip(Exception):
@@ -66,10 +74,9 @@ def parse_file(
         text = decode(data)
         with warnings.catch_warnings():  # what Python would warn about the indexed code
             warnings.simplefilter("ignore")  # ("\d", `1()`) is no concern of our user
-            tree = ast.parse(text, path)
+            tree = _parse(text, path)
     except SyntaxError as exc:
-        where = "" if exc.lineno is None else f" (line {exc.lineno})"
-        raise Skip(f"does not parse: {exc.msg}{where}") from None
+        raise Skip(_unparsed(exc)) from None
     except (UnicodeDecodeError, LookupError) as exc:
         raise Skip(f"cannot decode: {exc}") from None
     except ValueError as exc:  # e.g. source contains null bytes
@@ -82,6 +89,26 @@ def parse_file(
         return visitor.visit_module(tree)
     except RecursionError:
         raise Skip("too deeply nested to analyse") from None
+
+
+def _parse(text: str, path: str) -> ast.Module:
+    """The tree of `text`, read as older syntax if it must be (see downgrade.py); raise
+    SyntaxError when neither reads."""
+    try:
+        return ast.parse(text, path)
+    except SyntaxError:
+        older = downgrade(text)
+        if older is None:
+            raise
+        return ast.parse(older, path)  # its SyntaxError is the one the rewrite left
+
+
+def _unparsed(exc: SyntaxError) -> str:
+    where = "" if exc.lineno is None else f" (line {exc.lineno})"
+    reason = f"{UNPARSED} with {_RUNNING}: {exc.msg}{where}"
+    if sys.version_info < (3, 12) and exc.msg.startswith("f-string"):
+        reason += "; the f-string syntax of Python 3.12 (PEP 701) may be why"
+    return reason
 
 
 def _check_size(tree: ast.Module, data: bytes) -> None:
