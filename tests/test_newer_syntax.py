@@ -105,6 +105,12 @@ def load(path: str) -> str:
         return open(path).read()
     except OSError, UnicodeDecodeError:
         raise RuntimeError(f"cannot load {path}")
+
+
+def save(path: str) -> None:
+    try:
+        open(path, "w").close()
+    except* OSError, ValueError: raise RuntimeError(f"cannot save {path!r}")
 """
 
 
@@ -141,9 +147,20 @@ def test_t_strings_read_as_the_text_they_render(tmp_path: Path) -> None:
 
 @IN_PROCESS
 def test_except_names_without_parentheses(tmp_path: Path) -> None:
-    site = sites_in(tmp_path, BARE_EXCEPT_TUPLE)[0]
-    assert where(site) == (5, "load", "cannot load {path}")
-    assert site.snippet.lines[3] == "    except OSError, UnicodeDecodeError:"
+    load, save = sites_in(tmp_path, BARE_EXCEPT_TUPLE)
+    assert where(load) == (5, "load", "cannot load {path}")
+    assert load.snippet.lines[3] == "    except OSError, UnicodeDecodeError:"
+    # the parentheses the rewrite adds move no column: the text after them reads right
+    assert [g.test for g in load.guard] == ["OSError, UnicodeDecodeError"]
+    assert where(save) == (11, "save", "cannot save {path!r}")
+    assert [g.test for g in save.guard] == ["OSError, ValueError"]
+
+
+@IN_PROCESS
+def test_blanked_type_parameters_keep_the_columns_after_them(tmp_path: Path) -> None:
+    # columns count UTF-8 bytes: a name of two-byte letters is blanked with twice the spaces
+    code = 'def ключ[Тип, Ключ](x: Тип) -> Тип: raise ValueError(f"плохо {x!r} {Ключ}")\n'
+    assert [where(s) for s in sites_in(tmp_path, code)] == [(1, "ключ", "плохо {x!r} {Ключ}")]
 
 
 @IN_PROCESS

@@ -2,23 +2,26 @@
 # that means the same to us, on the same lines; `parse.py` tries it on a file the running
 # parser refuses. Cheap and in-process, it covers what no interpreter here may know:
 # - t-strings (3.14): the `t` prefix becomes `f`, so a template reads as the f-string it
-#   renders (same length: every column stays);
-# - `except A, B:` without parentheses (3.14, PEP 758): `except(A, B):`, the `(` in the
-#   space after `except` (only what follows the colon on that line moves, by one column);
-# - on Python 3.11, type parameters (3.12, PEP 695): `def f[T](` and `class C[T](` lose
-#   the bracket, `type X[T] = V` becomes `X = V` with `V` where it was.
+#   renders;
+# - `except A, B:` without parentheses (3.14, PEP 758): `except (A, B):`;
+# - on Python 3.11 and 3.12, type parameters (3.12, PEP 695; 3.13's defaults, PEP 696):
+#   `def f[T](` and `class C[T](` lose the bracket, `type X[T] = V` becomes `X = V`.
+# Every node keeps the line and column it has in the file: blanked text is as many spaces
+# as it had UTF-8 bytes (ast's columns count bytes), a line break inside a removed
+# bracket stays, after a backslash that joins the lines as the bracket did, and the two
+# parentheses added around an `except` tuple are taken out of the columns again
+# (Rewrite.restore), so the visitor reads the tree with the file's own text.
 # It cannot reach the f-strings of PEP 701 (quotes reused inside a field, backslashes,
 # comments): 3.11's tokenizer reads them as other tokens. Those files are parsed by a newer
 # Python (see elsewhere.py) or stay skipped with their reason.
-# Blanked text keeps its line breaks; a break that was inside the removed bracket is
-# joined with a backslash, so that every line keeps its number.
 from __future__ import annotations
 
+import ast
 import io
 import itertools
 import sys
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from tokenize import NAME, OP, STRING, TokenInfo
 
@@ -26,18 +29,41 @@ _T_PREFIXES = frozenset({"t", "tr", "rt"})
 _STATEMENT_START = frozenset({tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT})
 _SKIPPED = frozenset({tokenize.NL, tokenize.COMMENT})
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
+_POSITIONS = (("lineno", "col_offset"), ("end_lineno", "end_col_offset"))
 
-Position = tuple[int, int]  # (line from 1, column), as tokenize gives them
+Position = tuple[int, int]  # (line from 1, column in characters), as tokenize gives them
 
 
 @dataclass(frozen=True, slots=True)
 class _Edit:
     start: Position
-    end: Position
-    text: str  # what replaces [start, end); may hold no line break
+    end: Position  # column -1: up to the line break, where a backslash goes
+    text: str  # what replaces [start, end), padded with spaces to as many bytes; when
+    # start == end, an insertion (the only edit that moves columns)
 
 
-def downgrade(text: str, version: tuple[int, int] | None = None) -> str | None:
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    text: str
+    inserted: Mapping[int, tuple[int, ...]]  # line -> byte columns of inserted characters
+
+    def restore(self, tree: ast.AST) -> None:
+        """Give the nodes of `tree`, parsed from `text`, the columns of the original text."""
+        if not self.inserted:
+            return
+        for node in ast.walk(tree):
+            for line, column in _POSITIONS:
+                inserted = self.inserted.get(getattr(node, line, None) or 0)
+                at = getattr(node, column, None)
+                if inserted and at is not None:
+                    setattr(node, column, _before(inserted, at))
+
+
+def _before(inserted: tuple[int, ...], column: int) -> int:
+    return column - sum(1 for at in inserted if at < column)
+
+
+def downgrade(text: str, version: tuple[int, int] | None = None) -> Rewrite | None:
     """`text` with the syntax newer than Python `version` (the running one by default)
     rewritten as above; None when nothing was rewritten or the text does not tokenize."""
     version = version or (sys.version_info.major, sys.version_info.minor)
@@ -85,11 +111,7 @@ def _bare_except_tuples(tokens: Sequence[TokenInfo]) -> Iterator[_Edit]:
         if "," not in depth_zero or "as" in depth_zero:
             continue
         head, last = tokens[first], tokens[colon - 1]
-        before = tokens[first - 1]
-        if before.end[0] == head.start[0] and before.end[1] < head.start[1]:
-            yield _Edit((head.start[0], head.start[1] - 1), head.start, "(")
-        else:
-            yield _Edit(head.start, head.start, "(")
+        yield _Edit(head.start, head.start, "(")
         yield _Edit(last.end, last.end, ")")
 
 
@@ -125,33 +147,42 @@ def _blank(start: Position, end: Position, keep: str = "") -> Iterator[_Edit]:
     line, column = start
     first = True
     while line < end[0]:
-        yield _Edit((line, column), (line, -1), (keep if first else "") + "\\")
+        yield _Edit((line, column), (line, -1), keep if first else "")
         first = False
         line, column = line + 1, 0
     yield _Edit((line, column), end, keep if first else "")
 
 
-def _apply(text: str, edits: list[_Edit]) -> str | None:
+def _apply(text: str, edits: list[_Edit]) -> Rewrite | None:
     """`text` with `edits` made, last first; None when one does not fit its line."""
-    lines = text.splitlines(keepends=True)
+    lines = text.split("\n")  # as the tokenizer counts them (decode made every end `\n`)
+    inserted: dict[int, list[int]] = {}
     for edit in sorted(edits, key=lambda e: e.start, reverse=True):
         row, start = edit.start[0] - 1, edit.start[1]
-        if row >= len(lines):
+        if row >= len(lines) or edit.end[0] != edit.start[0]:
             return None
-        line = lines[row]
-        body = line.rstrip("\r\n")
-        if edit.end[1] < 0:  # up to the line break: the backslash takes the last column
-            stop = len(body)
-            if stop - start < len(edit.text):
+        body = lines[row]
+        stop = len(body) if edit.end[1] < 0 else edit.end[1]
+        room = _bytes(body[start:stop])
+        if start == stop:  # an insertion: columns after it on the line move, see restore
+            new = edit.text  # ASCII: one byte a character
+            at = _bytes(body[:start])
+            after = [column + len(new) for column in inserted.get(edit.start[0], [])]
+            inserted[edit.start[0]] = [*range(at, at + len(new)), *after]
+        elif edit.end[1] < 0:  # up to the line break: a backslash in its last byte
+            if room < _bytes(edit.text) + 1:
                 return None  # no room (an empty line inside the bracket)
-            new = edit.text[:-1].ljust(stop - start - 1) + "\\"
-        elif edit.end[0] == edit.start[0]:
-            stop = edit.end[1]
-            new = edit.text.ljust(stop - start)  # longer only when an insertion
+            new = edit.text + " " * (room - _bytes(edit.text) - 1) + "\\"
         else:
-            return None
-        lines[row] = body[:start] + new + body[stop:] + line[len(body) :]
-    return "".join(lines)
+            if room < _bytes(edit.text):
+                return None
+            new = edit.text + " " * (room - _bytes(edit.text))
+        lines[row] = body[:start] + new + body[stop:]
+    return Rewrite(text="\n".join(lines), inserted={k: tuple(v) for k, v in inserted.items()})
+
+
+def _bytes(text: str) -> int:
+    return len(text.encode())
 
 
 def _closing(tokens: Sequence[TokenInfo], open_at: int) -> int | None:

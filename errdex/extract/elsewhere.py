@@ -96,17 +96,18 @@ def _find(setting: str | None) -> Interpreter | str:
 
 
 def _candidates() -> Iterator[tuple[str, tuple[int, int]]]:
-    """(path, the version its name claims) of each Python that may be newer."""
-    for minor in range(_NEWEST_MINOR, RUNNING[1], -1):
-        found = shutil.which(f"python3.{minor}")
-        if found:
-            yield found, (3, minor)
+    """(path, the version its name claims) of each Python that may be newer: pyenv's first
+    (a pyenv shim on PATH runs only the versions that are active)."""
     pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
     for folder in pyenv.glob("3.*"):
         match = _PYENV_VERSION.fullmatch(folder.name)
         python = folder / "bin" / "python3"
         if match and int(match[1]) > RUNNING[1] and python.is_file():
             yield str(python), (3, int(match[1]))
+    for minor in range(_NEWEST_MINOR, RUNNING[1], -1):
+        found = shutil.which(f"python3.{minor}")
+        if found:
+            yield found, (3, minor)
 
 
 def _probe(path: str) -> Interpreter | None:

@@ -100,7 +100,9 @@ def _parse(text: str, path: str) -> ast.Module:
         older = downgrade(text)
         if older is None:
             raise
-        return ast.parse(older, path)  # its SyntaxError is the one the rewrite left
+    tree = ast.parse(older.text, path)  # its SyntaxError is the one the rewrite left
+    older.restore(tree)
+    return tree
 
 
 def _unparsed(exc: SyntaxError) -> str:
