@@ -5,7 +5,8 @@
 #   renders;
 # - `except A, B:` without parentheses (3.14, PEP 758): `except (A, B):`;
 # - on Python 3.11 and 3.12, type parameters (3.12, PEP 695; 3.13's defaults, PEP 696):
-#   `def f[T](` and `class C[T](` lose the bracket, `type X[T] = V` becomes `X = V`.
+#   `def f[T](` and `class C[T](` lose the bracket, `type X[T] = V` becomes `X == V` (an
+#   expression that assigns and calls nothing, as the alias does not).
 # Every node keeps the line and column it has in the file: blanked text is as many spaces
 # as it had UTF-8 bytes (ast's columns count bytes), a line break inside a removed
 # bracket stays, after a backslash that joins the lines as the bracket did, and the two
@@ -37,9 +38,11 @@ Position = tuple[int, int]  # (line from 1, column in characters), as tokenize g
 @dataclass(frozen=True, slots=True)
 class _Edit:
     start: Position
-    end: Position  # column -1: up to the line break, where a backslash goes
-    text: str  # what replaces [start, end), padded with spaces to as many bytes; when
-    # start == end, an insertion (the only edit that moves columns)
+    end: Position  # on the same line; column -1: up to the line break
+    # `text` and `tail` replace [start, end), spaces between them to as many bytes; when
+    # start == end, `text` is inserted (the only edit that moves columns)
+    text: str
+    tail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +134,9 @@ def _type_parameters(tokens: Sequence[TokenInfo]) -> Iterator[_Edit]:
                 close = _closing(significant, i + 2)
                 equals = -1 if close is None else close + 1
             if 0 <= equals < len(significant) and _is(significant[equals], "="):
-                yield from _blank(token.start, significant[equals].start, keep=name.string)
+                # `X == V`: a statement that names and calls nothing, as a type alias is
+                end = significant[equals].end
+                yield from _blank(token.start, end, keep=name.string, tail="==")
 
 
 def _starts_statement(tokens: Sequence[TokenInfo], i: int) -> bool:
@@ -141,16 +146,14 @@ def _starts_statement(tokens: Sequence[TokenInfo], i: int) -> bool:
     return before.type in _STATEMENT_START or _is(before, ";")
 
 
-def _blank(start: Position, end: Position, keep: str = "") -> Iterator[_Edit]:
-    """Edits that make [start, end) blank, `keep` at its start; each line break inside is
-    kept, after a backslash that joins the lines as the bracket did."""
+def _blank(start: Position, end: Position, keep: str = "", tail: str = "") -> Iterator[_Edit]:
+    """Edits that make [start, end) blank but for `keep` at its start and `tail` at its end;
+    each line break inside stays, after a backslash that joins the lines as a bracket did."""
     line, column = start
-    first = True
     while line < end[0]:
-        yield _Edit((line, column), (line, -1), keep if first else "")
-        first = False
+        yield _Edit((line, column), (line, -1), keep if (line, column) == start else "", "\\")
         line, column = line + 1, 0
-    yield _Edit((line, column), end, keep if first else "")
+    yield _Edit((line, column), end, keep if (line, column) == start else "", tail)
 
 
 def _apply(text: str, edits: list[_Edit]) -> Rewrite | None:
@@ -163,20 +166,16 @@ def _apply(text: str, edits: list[_Edit]) -> Rewrite | None:
             return None
         body = lines[row]
         stop = len(body) if edit.end[1] < 0 else edit.end[1]
-        room = _bytes(body[start:stop])
-        if start == stop:  # an insertion: columns after it on the line move, see restore
+        if start == stop and edit.end[1] >= 0:  # columns after it move, see restore
             new = edit.text  # ASCII: one byte a character
             at = _bytes(body[:start])
             after = [column + len(new) for column in inserted.get(edit.start[0], [])]
             inserted[edit.start[0]] = [*range(at, at + len(new)), *after]
-        elif edit.end[1] < 0:  # up to the line break: a backslash in its last byte
-            if room < _bytes(edit.text) + 1:
-                return None  # no room (an empty line inside the bracket)
-            new = edit.text + " " * (room - _bytes(edit.text) - 1) + "\\"
         else:
-            if room < _bytes(edit.text):
-                return None
-            new = edit.text + " " * (room - _bytes(edit.text))
+            room = _bytes(body[start:stop]) - _bytes(edit.text) - _bytes(edit.tail)
+            if room < 0:
+                return None  # e.g. an empty line inside a bracket: no byte for the backslash
+            new = edit.text + " " * room + edit.tail
         lines[row] = body[:start] + new + body[stop:]
     return Rewrite(text="\n".join(lines), inserted={k: tuple(v) for k, v in inserted.items()})
 
