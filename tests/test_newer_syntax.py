@@ -217,6 +217,12 @@ def test_a_newer_python_finds_what_the_rewrite_finds(tmp_path: Path, newer: Inte
         ]
 
 
+@IN_PROCESS
+def test_an_empty_line_inside_type_parameters(tmp_path: Path) -> None:
+    code = 'def pick[\n\n    T,\n](xs: list[T]) -> T:\n    raise IndexError(f"empty {xs}")\n'
+    assert [where(s) for s in sites_in(tmp_path, code)] == [(5, "pick", "empty {xs}")]
+
+
 def test_what_no_python_reads_stays_skipped(tmp_path: Path) -> None:
     reason = skipped_in(tmp_path, {"pkg/py2.py": 'print "python 2"\n'})["pkg/py2.py"]
     assert reason.startswith("does not parse with Python 3.")

@@ -173,9 +173,11 @@ def _apply(text: str, edits: list[_Edit]) -> Rewrite | None:
             inserted[edit.start[0]] = [*range(at, at + len(new)), *after]
         else:
             room = _bytes(body[start:stop]) - _bytes(edit.text) - _bytes(edit.tail)
-            if room < 0:
-                return None  # e.g. an empty line inside a bracket: no byte for the backslash
-            new = edit.text + " " * room + edit.tail
+            if room < 0 and edit.end[1] >= 0:
+                return None
+            # up to the line break (an empty line inside a bracket, say), the backslash
+            # may take a byte more: nothing after it on the line moves
+            new = edit.text + " " * max(room, 0) + edit.tail
         lines[row] = body[:start] + new + body[stop:]
     return Rewrite(text="\n".join(lines), inserted={k: tuple(v) for k, v in inserted.items()})
 

@@ -20,10 +20,11 @@
 # Of Home Assistant 2025.4.4's 7,977 files, 651 do not parse on 3.11: the rewrite reads
 # 648 of them (with the same sites as 3.13 finds), the child the other 3 (PEP 701).
 #
-# The child is started with `-I` (no environment paths, no user site), errdex's own
-# folder first on its path and the running Python's site-packages last (errdex's
-# pure-Python dependencies; nothing compiled is imported there). It runs nothing of the
-# indexed code: it reads files and parses them, as the workers do.
+# The child is started with `-I -S` (no environment paths, no site-packages of its own,
+# so no other errdex and nothing that shadows its standard library), and finds errdex's
+# folder and then the running Python's site-packages (errdex's pure-Python dependencies;
+# nothing compiled is imported from there) after its standard library. It runs nothing
+# of the indexed code: it reads files and parses them, as the workers do.
 # ERRDEX_PYTHON names the Python to use instead of searching; empty or `none`: none.
 from __future__ import annotations
 
@@ -52,8 +53,7 @@ _PROBE = "import sys; print(*sys.version_info[:2])"
 _BOOT = (
     "import pickle, sys\n"
     "request = pickle.load(sys.stdin.buffer)\n"
-    "sys.path[:0] = request['first']\n"
-    "sys.path += request['last']\n"
+    "sys.path += request['path']\n"
     "from errdex.extract.elsewhere import serve\n"
     "serve(request)\n"
 )
@@ -148,15 +148,14 @@ def _run(
     python: Interpreter, root: str, paths: list[str], want_calls: frozenset[int]
 ) -> dict[str, Outcome]:
     request = {
-        "first": [str(Path(errdex.__file__).resolve().parent.parent)],
-        "last": _dependency_paths(),
+        "path": _import_paths(),
         "root": root,
         "paths": paths,
         "want_calls": want_calls,
     }
     try:
         done = subprocess.run(
-            [python.path, "-I", "-c", _BOOT],
+            [python.path, "-I", "-S", "-c", _BOOT],
             input=pickle.dumps(request, protocol=5),
             capture_output=True,
             check=False,
@@ -176,10 +175,12 @@ def _run(
 
 
 @functools.cache
-def _dependency_paths() -> list[str]:
-    """Where the running Python finds errdex's pure-Python dependencies."""
-    found = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
-    return list(dict.fromkeys(found))
+def _import_paths() -> list[str]:
+    """Where the running Python finds errdex, then its pure-Python dependencies."""
+    own = str(Path(errdex.__file__).resolve().parent.parent)
+    return list(
+        dict.fromkeys([own, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    )
 
 
 def serve(request: dict[str, Any]) -> None:
