@@ -173,3 +173,86 @@ def test_an_error_checked_in_captured_cli_output(tmp_path: Path) -> None:
     lines = TESTS.split("\n")
     checked = next(n for n, text in enumerate(lines, 1) if "in result.output" in text)
     assert [t.line for t in explanation(site).tests] == [checked]  # listed once
+
+
+# Class-only raises blocks whose call the static graph cannot follow: a property read, and
+# a call through a table of parsers.
+CLIENT = """
+class Client:
+    def __init__(self):
+        self._elapsed = None
+
+    @property
+    def elapsed(self):
+        if self._elapsed is None:
+            raise RuntimeError("elapsed is only known once the response was read")
+        return self._elapsed
+
+    def send(self, request):
+        if request is None:
+            raise RuntimeError("there is no request to send")
+        return request
+
+
+def parse_timeout(value):
+    if not isinstance(value, (int, float)):
+        raise TypeError(f"timeout must be a number, got {value!r}")
+    return value
+
+
+def parse_retries(value):
+    if not isinstance(value, int):
+        raise TypeError(f"retries must be an integer, got {value!r}")
+    return value
+
+
+def apply(options):
+    parsers = {"timeout": parse_timeout, "retries": parse_retries}
+    for key, value in options.items():
+        parsers[key](value)
+"""
+
+CLIENT_TESTS = """
+import pytest
+from pkg.client import Client, apply, parse_retries, parse_timeout
+
+
+def test_read_too_early():
+    client = Client()
+    with pytest.raises(RuntimeError):
+        client.elapsed
+
+
+def test_timeout_must_be_a_number():
+    with pytest.raises(TypeError):
+        apply({"timeout": "soon"})
+
+
+def test_must_be_a_number_or_an_integer():
+    with pytest.raises(TypeError):
+        apply({"timeout": "soon", "retries": "often"})
+"""
+
+
+def _client_sites(tmp_path: Path) -> dict[str, ErrorSite]:
+    sites = explain_package(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "tests/test_client.py": CLIENT_TESTS},
+    )
+    return {s.message.literal_text: s for s in sites.values() if s.message is not None}
+
+
+def test_a_property_read_in_the_block_reaches_its_site(tmp_path: Path) -> None:
+    by_message = _client_sites(tmp_path)
+    assert _tests(by_message["elapsed is only known once the response was read"]) == [
+        "test_read_too_early"
+    ]
+    assert _tests(by_message["there is no request to send"]) == []
+
+
+def test_a_class_only_test_named_for_one_site(tmp_path: Path) -> None:
+    by_message = _client_sites(tmp_path)
+    # apply() reaches neither parser in the static graph; the first test's name shares
+    # "timeout", "must" and "number" with one template; the second's fits both as well
+    assert _tests(by_message["timeout must be a number, got "]) == ["test_timeout_must_be_a_number"]
+    assert _tests(by_message["retries must be an integer, got "]) == []

@@ -26,6 +26,16 @@ _MIN_OUTPUT_FIT = 12  # of an output line, characters the template's own text mu
 _STANDS_ALONE = 24  # characters of a pattern that pin a site down without the test naming it
 _PHRASE = 16  # characters of a shorter pattern, all template text, that one template holds
 _RAREST = 3  # words of a pattern whose sites are tried
+# A test named for what it checks (`test_invalid_timeout`) picks, among the sites of the
+# class it expects, the one whose function and message share most words with its name.
+_NAME_WORDS = 2  # words of the name one site must share, and no other as many
+_STEM = 5  # letters a word is cut to, so that "redirect" and "redirects" agree
+_IDENT_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_NAME_STOP = frozenset(
+    {"test", "tests", "the", "and", "for", "with", "when", "not", "raise", "raises", "error"}
+    | {"errors", "exception", "fail", "fails", "should", "can", "cannot", "does", "that"}
+    | {"this", "from", "sync", "async", "works", "check", "checks"}
+)
 
 
 def literal_fit(piece: str, skeleton: str) -> int:
@@ -139,6 +149,7 @@ class TestIndex:
             for word in set(_WORD.findall(skeleton.lower())):
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
+        self._site_words: dict[int, frozenset[str]] = {}
         # the top-level packages of the codebase: where its own exception classes live
         self.own = frozenset(module_name(s.location.file).split(".")[0] for s in sites) - {""}
         # a raise whose class we cannot name (`raise exc`, `raise self.error_class(...)`)
@@ -157,9 +168,10 @@ class TestIndex:
         reach = self.reach
         return [i for i in hits if reach.names(i, depth) & expectation.calls]
 
-    def by_class_alone(self, expectation: Expectation) -> list[int]:
+    def by_class_alone(self, expectation: Expectation, names: frozenset[str]) -> list[int]:
         """`pytest.raises(Cls)` with nothing checked: the one site of that class the
-        block's calls reach, or none when they reach several (or none)."""
+        block's calls reach, else the one the test's name points to (`names`: what the
+        test file mentions), or none."""
         if not expectation.calls or expectation.exceptions & _GENERIC:
             return []
         candidates = sorted({i for e in expectation.exceptions for i in self.by_class.get(e, ())})
@@ -176,7 +188,30 @@ class TestIndex:
         # the codebase names its class
         if not reached and len(candidates) == 1 and own and not self.dynamic:
             return candidates
-        return []
+        return self.named_by_test(expectation, candidates, names)
+
+    def named_by_test(
+        self, expectation: Expectation, candidates: list[int], names: frozenset[str]
+    ) -> list[int]:
+        """The one candidate whose function and message share most words with the test's
+        name (at least _NAME_WORDS, no other as many), when the test file names its
+        function or class: what the author says the test is about."""
+        wanted = name_words(expectation.test.name.rsplit(".", 1)[-1])
+        if len(wanted) < _NAME_WORDS:
+            return []
+        shared = {i: len(wanted & self._words_of(i)) for i in candidates}
+        top = max(shared.values(), default=0)
+        best = [i for i, count in shared.items() if count == top]
+        if top < _NAME_WORDS or len(best) != 1 or not _named_in(self.sites[best[0]], names):
+            return []
+        return best
+
+    def _words_of(self, i: int) -> frozenset[str]:
+        if i not in self._site_words:
+            site = self.sites[i]
+            literal = site.message.literal_text if site.message is not None else ""
+            self._site_words[i] = name_words(literal) | name_words(site.location.function)
+        return self._site_words[i]
 
     def scores(self, pieces: tuple[str, ...], expected: frozenset[str]) -> dict[int, int]:
         """The sites one alternative of a pattern fits, loosely (a short pattern too),
@@ -203,6 +238,14 @@ class TestIndex:
     def _own_class(self, i: int) -> bool:
         """The site raises a class the codebase defines."""
         return self.sites[i].exception.qualname.split(".")[0] in self.own
+
+
+def name_words(text: str) -> frozenset[str]:
+    """The words of an identifier or a message (`test_too_many_redirects`,
+    `Client._send_handling_redirects`), lower case and cut to _STEM letters, without the
+    words any test name may use."""
+    words = (w.lower() for w in _IDENT_WORD.findall(text))
+    return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _NAME_STOP)
 
 
 def _unnamed(site: ErrorSite) -> bool:
@@ -236,7 +279,7 @@ def find_tests(
     for test_file in tests:
         for expectation in test_file.expectations:
             if not expectation.alternatives:  # the class alone: one site or none
-                for i in index.by_class_alone(expectation):
+                for i in index.by_class_alone(expectation, test_file.names):
                     found[i].append((1, expectation.test))
                 continue
             for pieces in expectation.alternatives:

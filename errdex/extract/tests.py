@@ -31,6 +31,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _AS = re.compile(r" as ([A-Za-z_]\w*)")  # a literal first: the engine skips ahead
 _LAST_NAME = re.compile(r"([A-Za-z_]\w*)$")
 _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
+# an attribute read or set, not called: a property runs (`response.content`)
+_READ = re.compile(r"\.([A-Za-z_]\w*)\b(?!\s*\()")
 _OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
 _MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
@@ -302,7 +304,9 @@ def _block_calls(text: str, at: int) -> frozenset[str]:
         if len(line) - len(line.lstrip()) <= indent:
             break
         body.append(line)
-    return frozenset(n for n in _CALLED.findall("\n".join(body)) if n not in _NOT_CALLS)
+    code = "\n".join(body)
+    called = {*_CALLED.findall(code), *_READ.findall(code)}
+    return frozenset(n for n in called if n not in _NOT_CALLS)
 
 
 def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
