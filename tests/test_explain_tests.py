@@ -193,6 +193,14 @@ class Client:
             raise RuntimeError("there is no request to send")
         return request
 
+    def close(self):
+        self._elapsed = 0
+
+    def __enter__(self):
+        if self._elapsed is not None:
+            raise RuntimeError("a closed client cannot be opened again")
+        return self
+
 
 def parse_timeout(value):
     if not isinstance(value, (int, float)):
@@ -223,6 +231,14 @@ def test_read_too_early():
         client.elapsed
 
 
+def test_reopen():
+    client = Client()
+    client.close()
+    with pytest.raises(RuntimeError):
+        with client:
+            pass
+
+
 def test_timeout_must_be_a_number():
     with pytest.raises(TypeError):
         apply({"timeout": "soon"})
@@ -248,6 +264,11 @@ def test_a_property_read_in_the_block_reaches_its_site(tmp_path: Path) -> None:
         "test_read_too_early"
     ]
     assert _tests(by_message["there is no request to send"]) == []
+
+
+def test_a_with_statement_in_the_block_enters_the_object(tmp_path: Path) -> None:
+    by_message = _client_sites(tmp_path)
+    assert _tests(by_message["a closed client cannot be opened again"]) == ["test_reopen"]
 
 
 def test_a_class_only_test_named_for_one_site(tmp_path: Path) -> None:

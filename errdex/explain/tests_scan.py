@@ -181,9 +181,9 @@ class TestIndex:
         # does not see as well, in the very function called.
         own = all(self._own_class(i) for i in candidates)
         reached = self.reached(expectation, candidates, _CLASS_DEPTH if own else 0)
-        if len(reached) == 1:
-            # and no other site of the class lies anywhere further down the calls
-            return reached if self.reached(expectation, candidates) == reached else []
+        # and no other site of the class lies anywhere further down the calls
+        if len(reached) == 1 and self.reached(expectation, candidates) == reached:
+            return reached
         # else a class of the codebase that one site alone raises, when every raise of
         # the codebase names its class
         if not reached and len(candidates) == 1 and own and not self.dynamic:

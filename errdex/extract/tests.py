@@ -33,6 +33,14 @@ _LAST_NAME = re.compile(r"([A-Za-z_]\w*)$")
 _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
 # an attribute read or set, not called: a property runs (`response.content`)
 _READ = re.compile(r"\.([A-Za-z_]\w*)\b(?!\s*\()")
+# statements that call a method of an object without naming it: `with client:` enters it
+_PROTOCOLS = (
+    (re.compile(r"^[ \t]*async[ \t]+with\b", re.M), "__aenter__"),
+    (re.compile(r"^[ \t]*with\b", re.M), "__enter__"),
+    (re.compile(r"\basync[ \t]+for\b"), "__aiter__"),
+    (re.compile(r"(?<!async )\bfor\b|\b(?:list|tuple|set|sorted|iter)\("), "__iter__"),
+)
+_QUOTED = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")  # a string on one line: no reads in it
 _OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
 _MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
@@ -304,8 +312,9 @@ def _block_calls(text: str, at: int) -> frozenset[str]:
         if len(line) - len(line.lstrip()) <= indent:
             break
         body.append(line)
-    code = "\n".join(body)
+    code = _QUOTED.sub('""', "\n".join(body))
     called = {*_CALLED.findall(code), *_READ.findall(code)}
+    called.update(method for pattern, method in _PROTOCOLS if pattern.search(code))
     return frozenset(n for n in called if n not in _NOT_CALLS)
 
 
