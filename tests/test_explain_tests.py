@@ -218,11 +218,33 @@ def apply(options):
     parsers = {"timeout": parse_timeout, "retries": parse_retries}
     for key, value in options.items():
         parsers[key](value)
+
+
+class SchemeError(Exception):
+    pass
+
+
+class HostError(Exception):
+    pass
+
+
+def parse_url(url):
+    if "://" not in url:
+        raise SchemeError(f"no scheme in {url!r}")
+    if url.endswith("://"):
+        raise HostError(f"no host in {url!r}")
+    return url
+
+
+def run(argv):
+    if not argv:
+        raise ValueError("at least one file name must be given")
 """
 
 CLIENT_TESTS = """
 import pytest
-from pkg.client import Client, apply, parse_retries, parse_timeout
+from pkg.client import Client, HostError, SchemeError, apply, parse_retries, parse_timeout
+from pkg.client import parse_url, run
 
 
 def test_read_too_early():
@@ -247,6 +269,21 @@ def test_timeout_must_be_a_number():
 def test_must_be_a_number_or_an_integer():
     with pytest.raises(TypeError):
         apply({"timeout": "soon", "retries": "often"})
+
+
+@pytest.mark.parametrize("exception, url", [(SchemeError, "example.org"), (HostError, "http://")])
+def test_bad_url(exception, url):
+    with pytest.raises(exception):
+        parse_url(url)
+
+
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [(["a.txt"], "done"), ([], "Error: at least one file name must be given")],
+)
+def test_run_prints(runner, args, expect):
+    result = runner.invoke(run, args)
+    assert expect in result.output
 """
 
 
@@ -277,3 +314,16 @@ def test_a_class_only_test_named_for_one_site(tmp_path: Path) -> None:
     # "timeout", "must" and "number" with one template; the second's fits both as well
     assert _tests(by_message["timeout must be a number, got "]) == ["test_timeout_must_be_a_number"]
     assert _tests(by_message["retries must be an integer, got "]) == []
+
+
+def test_the_classes_a_parametrized_raises_expects(tmp_path: Path) -> None:
+    by_message = _client_sites(tmp_path)
+    # pytest.raises(exception): each case's class, each with the one site of that class
+    assert _tests(by_message["no scheme in "]) == ["test_bad_url"]
+    assert _tests(by_message["no host in "]) == ["test_bad_url"]
+
+
+def test_a_parametrized_string_checked_in_cli_output(tmp_path: Path) -> None:
+    by_message = _client_sites(tmp_path)
+    # `assert expect in result.output`: the error case's string, "Error: " taken off
+    assert _tests(by_message["at least one file name must be given"]) == ["test_run_prints"]

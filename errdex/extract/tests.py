@@ -13,6 +13,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from errdex.extract.parametrized import Parametrized, Values, class_names, strings
 from errdex.model import Expectation, TestFile, TestRef
 from errdex.sources.reading import read_regular
 
@@ -218,9 +219,6 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         exceptions = _names(node.args[0])
         if not exceptions:
             continue
-        if aliases is None:
-            aliases = _aliases(text)
-        exceptions = frozenset(aliases.get(e, e) for e in exceptions)
         pattern = None
         for keyword in node.keywords:
             if keyword.arg in ("match", "expected_regex"):
@@ -234,19 +232,33 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         else:  # () when nothing is checked: the class alone, fitted by what is called
             alternatives = _checked_text(text, call.end())
         defs = defs or _Defs(text)
-        name = defs.test_at(call.start())
-        if name is None or not name.rsplit(".", 1)[-1].startswith("test"):
+        found = defs.test_def(call.start())
+        if found is None or not found[0].rsplit(".", 1)[-1].startswith("test"):
             continue  # a helper of the tests, not a test that can be run by name
+        name, start = found
         if len(node.args) > 1:  # pytest.raises(Exc, func, ...): the call is an argument
             calls = frozenset(n for n in _names(node.args[1]) if n not in _NOT_CALLS)
         else:
             calls = _block_calls(text, call.start())
-        yield Expectation(
-            exceptions=exceptions,
-            alternatives=alternatives,
-            test=TestRef(file=rel, line=line, name=name),
-            calls=calls,
-        )
+        if aliases is None:
+            aliases = _aliases(text)
+        for expected in _expected_classes(node.args[0], exceptions, defs.params(start)):
+            yield Expectation(
+                exceptions=frozenset(aliases.get(e, e) for e in expected),
+                alternatives=alternatives,
+                test=TestRef(file=rel, line=line, name=name),
+                calls=calls,
+            )
+
+
+def _expected_classes(
+    node: ast.expr, written: frozenset[str], params: Values
+) -> list[frozenset[str]]:
+    """The classes a raises call expects: as written, or, for a parameter of the test
+    (`pytest.raises(exception)`), each class its cases give it, one case at a time."""
+    if isinstance(node, ast.Name) and node.id in params:
+        return [frozenset({c}) for c in class_names(params[node.id])]
+    return [written]
 
 
 def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
@@ -262,17 +274,24 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
         line_text = text[start : end if end >= 0 else len(text)]
         if " in " not in line_text and "==" not in line_text:
             continue
+        texts = [
+            literal.group(1)[1:-1].replace("\\n", "\n") for literal in _STRING.finditer(line_text)
+        ]
+        defs = defs or _Defs(text)
+        found = defs.test_def(start + len(line_text) - len(line_text.lstrip()))
+        if found is None or not found[0].rsplit(".", 1)[-1].startswith("test"):
+            continue
+        name, def_start = found
+        params = defs.params(def_start)
+        for word in set(_IDENTIFIER.findall(line_text)) & params.keys():
+            texts.extend(strings(params[word]))  # `assert expect in result.output`
         pieces = []
-        for literal in _STRING.finditer(line_text):
-            for part in literal.group(1)[1:-1].split("\\n"):
+        for checked in texts:
+            for part in checked.split("\n"):
                 part = _CLI_PREFIX.sub("", part.strip())
                 if len(part) >= _MIN_OUTPUT:
                     pieces.append((part,))
         if not pieces:
-            continue
-        defs = defs or _Defs(text)
-        name = defs.test_at(start + len(line_text) - len(line_text.lstrip()))
-        if name is None or not name.rsplit(".", 1)[-1].startswith("test"):
             continue
         line += text.count("\n", counted, start)
         counted = start
@@ -345,6 +364,7 @@ class _Defs:
 
     def __init__(self, text: str):
         self.text = text
+        self._params: Parametrized | None = None
         self.found = [
             (m.start(), len(m.group(1).expandtabs()), m.group(2), m.group(3))
             for m in _DEF.finditer(text)
@@ -362,10 +382,21 @@ class _Defs:
             self.parents[k] = running[-1] if running else -1
             running.append(k)
 
+    def params(self, def_start: int) -> Values:
+        """The parametrized values of the def that starts at `def_start`."""
+        if self._params is None:
+            self._params = Parametrized(self.text, _args)
+        return self._params.values(def_start)
+
     def test_at(self, offset: int) -> str | None:
         """The test function (`Class.test_x` or `test_x`) whose body holds `offset`: the
         innermost enclosing def named test*, so that a helper nested in a test counts for
         it; else the innermost enclosing function (not a test: dropped by the caller)."""
+        found = self.test_def(offset)
+        return None if found is None else found[0]
+
+    def test_def(self, offset: int) -> tuple[str, int] | None:
+        """What test_at names, with where that def starts."""
         text = self.text
         line_start = text.rfind("\n", 0, offset) + 1
         indent = len(text[line_start:offset]) - len(text[line_start:offset].lstrip())
@@ -373,17 +404,17 @@ class _Defs:
         # the last def before `offset` or one it is nested in, whose body still runs
         while k >= 0 and (self.ends[k] <= line_start or self.found[k][1] >= indent):
             k = self.parents[k]
-        chain: list[tuple[str, str]] = []  # (kind, name), innermost first
+        chain: list[tuple[str, str, int]] = []  # (kind, name, start), innermost first
         while k >= 0:
-            chain.append((self.found[k][2], self.found[k][3]))
+            chain.append((self.found[k][2], self.found[k][3], self.found[k][0]))
             k = self.parents[k]
-        functions = [j for j, (kind, _) in enumerate(chain) if kind == "def"]
+        functions = [j for j, (kind, _, _) in enumerate(chain) if kind == "def"]
         if not functions:
             return None
         at = next((j for j in functions if chain[j][1].startswith("test")), functions[0])
         if at + 1 < len(chain) and chain[at + 1][0] == "class":
-            return f"{chain[at + 1][1]}.{chain[at][1]}"
-        return chain[at][1]
+            return f"{chain[at + 1][1]}.{chain[at][1]}", chain[at][2]
+        return chain[at][1], chain[at][2]
 
 
 def _read_tests(root: Path) -> Iterable[tuple[str, str]]:
