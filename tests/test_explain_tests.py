@@ -239,12 +239,24 @@ def parse_url(url):
 def run(argv):
     if not argv:
         raise ValueError("at least one file name must be given")
+
+
+class EngineCore:
+    def add_request(self, request_id):
+        if not isinstance(request_id, str):
+            raise TypeError(f"request_id must be a string, got {type(request_id)}")
+
+
+class Frontend:
+    def add_request(self, request_id):
+        if not isinstance(request_id, str):
+            raise TypeError(f"request_id must be a string, got {type(request_id)}")
 """
 
 CLIENT_TESTS = """
 import pytest
 from pkg.client import Client, HostError, SchemeError, apply, parse_retries, parse_timeout
-from pkg.client import parse_url, run
+from pkg.client import EngineCore, parse_url, run
 
 
 def test_read_too_early():
@@ -284,6 +296,16 @@ def test_bad_url(exception, url):
 def test_run_prints(runner, args, expect):
     result = runner.invoke(run, args)
     assert expect in result.output
+
+
+def test_engine_core_rejects_an_int_id():
+    with pytest.raises(TypeError, match="request_id must be a string"):
+        EngineCore().add_request(1)
+
+
+def test_the_id_is_checked_twice():
+    with pytest.raises(TypeError, match="request_id must be a string"):
+        EngineCore().add_request(2)
 """
 
 
@@ -327,3 +349,15 @@ def test_a_parametrized_string_checked_in_cli_output(tmp_path: Path) -> None:
     by_message = _client_sites(tmp_path)
     # `assert expect in result.output`: the error case's string, "Error: " taken off
     assert _tests(by_message["at least one file name must be given"]) == ["test_run_prints"]
+
+
+def test_the_same_text_in_two_places_told_apart_by_the_test_name(tmp_path: Path) -> None:
+    sites = explain_package(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "tests/test_client.py": CLIENT_TESTS},
+    )
+    by_function = {s.location.function: s for s in sites.values()}
+    # both add_request methods fit and are called; "engine" and "core" name one of them;
+    # a name that says neither lists neither
+    assert _tests(by_function["EngineCore.add_request"]) == ["test_engine_core_rejects_an_int_id"]
+    assert _tests(by_function["Frontend.add_request"]) == []

@@ -191,18 +191,23 @@ class TestIndex:
         return self.named_by_test(expectation, candidates, names)
 
     def named_by_test(
-        self, expectation: Expectation, candidates: list[int], names: frozenset[str]
+        self,
+        expectation: Expectation,
+        candidates: list[int],
+        names: frozenset[str] | None = None,
+        least: int = _NAME_WORDS,
     ) -> list[int]:
         """The one candidate whose function and message share most words with the test's
-        name (at least _NAME_WORDS, no other as many), when the test file names its
-        function or class: what the author says the test is about."""
+        name (at least `least`, no other as many), when the test file names its function
+        or class (`names`: what the file mentions; None: not asked): what the author says
+        the test is about."""
         wanted = name_words(expectation.test.name.rsplit(".", 1)[-1])
-        if len(wanted) < _NAME_WORDS:
-            return []
         shared = {i: len(wanted & self._words_of(i)) for i in candidates}
         top = max(shared.values(), default=0)
         best = [i for i, count in shared.items() if count == top]
-        if top < _NAME_WORDS or len(best) != 1 or not _named_in(self.sites[best[0]], names):
+        if top < least or len(best) != 1:
+            return []
+        if names is not None and not _named_in(self.sites[best[0]], names):
             return []
         return best
 
@@ -302,7 +307,8 @@ def _one_site(
     """The one site an alternative of a pattern points to, or None: the best fit among
     the sites the raises block calls into; else, among the close fits, the best one if
     the pattern is long enough to stand alone (or the file names the site's function).
-    Two sites fitting equally well are not told apart: neither is listed."""
+    Two sites fitting equally well are told apart by the test's name alone, else neither
+    is listed."""
     scored = index.scores(pieces, expectation.exceptions)
     close = {i: score for i, score in scored.items() if score >= _MIN_FITTED}
     if sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces) < _MIN_LITERAL:
@@ -323,6 +329,8 @@ def _one_site(
         pool = close
     top = max(pool.values(), default=0)
     best = [i for i, score in pool.items() if score == top]
+    if len(best) > 1:  # the same text in several places: the test's name may tell which
+        best = index.named_by_test(expectation, best, least=1)
     return best[0] if len(best) == 1 else None
 
 
