@@ -251,12 +251,38 @@ class Frontend:
     def add_request(self, request_id):
         if not isinstance(request_id, str):
             raise TypeError(f"request_id must be a string, got {type(request_id)}")
+
+
+class LoopError(Exception):
+    pass
+
+
+class Session:
+    def get(self, url):
+        return self._send(url)
+
+    def _send(self, url):
+        return self._follow(url)
+
+    def _follow(self, url):
+        raise LoopError("followed the same url twice")
+
+
+class AsyncSession:
+    async def get(self, url):
+        return await self._send(url)
+
+    async def _send(self, url):
+        return await self._follow(url)
+
+    async def _follow(self, url):
+        raise LoopError("followed the same url twice, asynchronously")
 """
 
 CLIENT_TESTS = """
 import pytest
 from pkg.client import Client, HostError, SchemeError, apply, parse_retries, parse_timeout
-from pkg.client import EngineCore, parse_url, run
+from pkg.client import EngineCore, LoopError, Session, parse_url, run
 
 
 def test_read_too_early():
@@ -301,6 +327,12 @@ def test_run_prints(runner, args, expect):
 def test_engine_core_rejects_an_int_id():
     with pytest.raises(TypeError, match="request_id must be a string"):
         EngineCore().add_request(1)
+
+
+def test_loop():
+    session = Session()
+    with pytest.raises(LoopError):
+        session.get("https://example.org/loop")
 
 
 def test_the_id_is_checked_twice():
@@ -361,3 +393,10 @@ def test_the_same_text_in_two_places_told_apart_by_the_test_name(tmp_path: Path)
     # a name that says neither lists neither
     assert _tests(by_function["EngineCore.add_request"]) == ["test_engine_core_rejects_an_int_id"]
     assert _tests(by_function["Frontend.add_request"]) == []
+
+
+def test_a_method_of_an_object_the_test_made_reaches_through_its_class(tmp_path: Path) -> None:
+    by_message = _client_sites(tmp_path)
+    # any `get` reaches both LoopError sites; Session.get reaches one, two calls down
+    assert _tests(by_message["followed the same url twice"]) == ["test_loop"]
+    assert _tests(by_message["followed the same url twice, asynchronously"]) == []

@@ -25,6 +25,7 @@ class CallGraph:
         self.functions: set[str] = set()
         self.signatures: dict[str, tuple[tuple[str, ...], bool]] = {}  # params, is a method
         self.classes: set[str] = set()
+        written_bases: dict[str, tuple[str, ...]] = {}
         self.toplevel: dict[str, set[str]] = defaultdict(set)
         short: dict[str, int] = defaultdict(int)
         self.by_short: dict[str, str] = {}
@@ -38,6 +39,7 @@ class CallGraph:
                 self.by_short[fn.qualname.rsplit(".", 1)[-1]] = f"{f.module}.{fn.qualname}"
             for cls in f.classes:
                 self.classes.add(f"{f.module}.{cls.qualname}")
+                written_bases[f"{f.module}.{cls.qualname}"] = cls.bases
                 self.toplevel[f.module].add(cls.qualname.split(".")[0])
         self.unique_names = {name for name, n in short.items() if n == 1}
         self.called: set[str] = set()
@@ -50,6 +52,8 @@ class CallGraph:
         self._callers: dict[str, list[str]] = {}
         self._resolved: dict[tuple[str, str, str | None], str | None] = {}
         self._edges: dict[tuple[str, str], list[CallFact]] = defaultdict(list)
+        self._written_bases = written_bases
+        self._subclasses: dict[str, set[str]] | None = None
 
     def callers(self, target: str) -> list[str]:
         """Module-qualified names of the functions that call `target`, sorted."""
@@ -73,6 +77,42 @@ class CallGraph:
         found.discard(target)
         self._callers[target] = sorted(found, key=lambda q: (q.endswith("<module>"), q))
         return self._callers[target]
+
+    def subclasses(self, cls: str) -> set[str]:
+        """The module-qualified classes of the codebase that derive from `cls`, at any
+        depth (through bases the graph can resolve)."""
+        if self._subclasses is None:
+            direct: dict[str, set[str]] = defaultdict(set)
+            for sub, written in self._written_bases.items():
+                module = sub
+                while module and module not in self.modules:
+                    module = module.rpartition(".")[0]
+                for base in written:
+                    resolved = self._class_named(module, base)
+                    if resolved is not None and resolved != sub:
+                        direct[resolved].add(sub)
+            self._subclasses = {}
+            for top in direct:
+                found: set[str] = set()
+                todo = list(direct[top])
+                while todo:
+                    nxt = todo.pop()
+                    if nxt not in found and nxt != top:
+                        found.add(nxt)
+                        todo.extend(direct.get(nxt, ()))
+                self._subclasses[top] = found
+        return self._subclasses.get(cls, set())
+
+    def _class_named(self, module: str, written: str) -> str | None:
+        """The class of the codebase a name written in `module` stands for, or None."""
+        head, _, rest = written.partition(".")
+        if head in self.imports.get(module, {}):
+            found = self._follow(self.imports[module][head] + ("." + rest if rest else ""))
+        elif head in self.toplevel.get(module, ()):
+            found = f"{module}.{written}"
+        else:
+            return None
+        return found if found in self.classes else None
 
     def resolve(self, module: str, call: CallFact) -> str | None:
         """The function or class a call names, or None when it cannot be told."""

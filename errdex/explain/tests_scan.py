@@ -116,16 +116,28 @@ class Reach:
             for _ in range(depth):
                 nxt: list[str] = []
                 for qualified in layer:
-                    found.add(_short_name(qualified))
+                    found.update(self._called_as(qualified))
                     for caller in self.graph.callers(qualified):
                         if caller not in seen and len(seen) < _MAX_REACH:
                             seen.add(caller)
                             nxt.append(caller)
                 layer = nxt
-            found.update(_short_name(q) for q in layer)
+            for qualified in layer:
+                found.update(self._called_as(qualified))
             found.discard("<module>")
             self._names[key] = frozenset(found)
         return self._names[key]
+
+    def _called_as(self, qualified: str) -> set[str]:
+        """How a test names a call of `qualified`: its short name, and for a method,
+        `Class.method` for its class and each class that inherits it (a test that made the
+        object knows its class)."""
+        names = {_short_name(qualified)}
+        owner, _, method = qualified.rpartition(".")
+        if owner in self.graph.classes and method not in _CONSTRUCTORS:
+            for cls in (owner, *self.graph.subclasses(owner)):
+                names.add(f"{cls.rsplit('.', 1)[-1]}.{method}")
+        return names
 
 
 def _short_name(qualified: str) -> str:
@@ -177,10 +189,13 @@ class TestIndex:
         candidates = sorted({i for e in expectation.exceptions for i in self.by_class.get(e, ())})
         # The static graph misses calls, so only a site the block calls (nearly) directly
         # is trusted to be the one: for a class of the codebase, in the function called
-        # or one it calls; for another (a builtin, a library's), raised by code the graph
-        # does not see as well, in the very function called.
+        # or one it calls (any the graph follows from a method of an object the test
+        # made: `Client.get`, not any `get`); for another (a builtin, a library's),
+        # raised by code the graph does not see as well, in the very function called.
         own = all(self._own_class(i) for i in candidates)
-        reached = self.reached(expectation, candidates, _CLASS_DEPTH if own else 0)
+        typed = any("." in call for call in expectation.calls)
+        depth = (MAX_DEPTH if typed else _CLASS_DEPTH) if own else 0
+        reached = self.reached(expectation, candidates, depth)
         # and no other site of the class lies anywhere further down the calls
         if len(reached) == 1 and self.reached(expectation, candidates) == reached:
             return reached

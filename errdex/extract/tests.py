@@ -41,6 +41,12 @@ _PROTOCOLS = (
     (re.compile(r"\basync[ \t]+for\b"), "__aiter__"),
     (re.compile(r"(?<!async )\bfor\b|\b(?:list|tuple|set|sorted|iter)\("), "__iter__"),
 )
+# `client = httpx.Client(...)` and `with httpx.Client(...) as client`: what `client` is
+_ASSIGNED = re.compile(r"\b([a-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*)[ \t]*\(")
+_WITH_AS = re.compile(
+    r"\bwith[ \t]+(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*)\(.*\)[ \t]+as[ \t]+([a-z_]\w*)"
+)
+_METHOD = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)[ \t]*\(")
 _QUOTED = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")  # a string on one line: no reads in it
 _OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
@@ -239,7 +245,7 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         if len(node.args) > 1:  # pytest.raises(Exc, func, ...): the call is an argument
             calls = frozenset(n for n in _names(node.args[1]) if n not in _NOT_CALLS)
         else:
-            calls = _block_calls(text, call.start())
+            calls = _block_calls(text, call.start(), start)
         if aliases is None:
             aliases = _aliases(text)
         for expected in _expected_classes(node.args[0], exceptions, defs.params(start)):
@@ -312,9 +318,11 @@ def _aliases(text: str) -> dict[str, str]:
     return found
 
 
-def _block_calls(text: str, at: int) -> frozenset[str]:
+def _block_calls(text: str, at: int, test_start: int) -> frozenset[str]:
     """The names called in the `with` block that a raises call at `at` opens: the lines
-    after it indented deeper than its own (empty when it opens no block)."""
+    after it indented deeper than its own (empty when it opens no block). A method called
+    on an object the test made (`client = Client(...)`, `with Client() as client`, from
+    `test_start` on) is named with its class: `Client.get`."""
     start = text.rfind("\n", 0, at) + 1
     head = text[start:at]
     if not head.lstrip().startswith("with "):
@@ -332,9 +340,29 @@ def _block_calls(text: str, at: int) -> frozenset[str]:
             break
         body.append(line)
     code = _QUOTED.sub('""', "\n".join(body))
-    called = {*_CALLED.findall(code), *_READ.findall(code)}
+    made = _made(_QUOTED.sub('""', text[test_start:start]) + "\n" + code)
+    typed: set[str] = set()
+    untyped = _METHOD.sub(lambda m: _typed(m, made, typed), code)
+    called = {*_CALLED.findall(untyped), *_READ.findall(code), *typed}
     called.update(method for pattern, method in _PROTOCOLS if pattern.search(code))
     return frozenset(n for n in called if n not in _NOT_CALLS)
+
+
+def _made(code: str) -> dict[str, str]:
+    """The variables `code` binds to a new object of a named class: variable -> class."""
+    made = {m.group(1): m.group(2) for m in _ASSIGNED.finditer(code)}
+    made.update((m.group(2), m.group(1)) for m in _WITH_AS.finditer(code))
+    return made
+
+
+def _typed(method: re.Match[str], made: dict[str, str], typed: set[str]) -> str:
+    """`client.get(` read as a call of `Client.get` (into `typed`, and taken out of the
+    code) when the test made `client` a Client; else left as it is."""
+    owner = made.get(method.group(1))
+    if owner is None:
+        return method.group(0)
+    typed.add(f"{owner}.{method.group(2)}")
+    return "("
 
 
 def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
