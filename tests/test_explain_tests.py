@@ -257,6 +257,13 @@ class LoopError(Exception):
     pass
 
 
+def make_option(count=False, multiple=False, is_flag=False):
+    if count and multiple:
+        raise TypeError("'count' is not valid with 'multiple'.")
+    if count and is_flag:
+        raise TypeError("'count' is not valid with 'is_flag'.")
+
+
 class Session:
     def get(self, url):
         return self._send(url)
@@ -282,7 +289,7 @@ class AsyncSession:
 CLIENT_TESTS = """
 import pytest
 from pkg.client import Client, HostError, SchemeError, apply, parse_retries, parse_timeout
-from pkg.client import EngineCore, LoopError, Session, parse_url, run
+from pkg.client import EngineCore, LoopError, Session, make_option, parse_url, run
 
 
 def test_read_too_early():
@@ -333,6 +340,25 @@ def test_loop():
     session = Session()
     with pytest.raises(LoopError):
         session.get("https://example.org/loop")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"count": True, "multiple": True}, "'count' is not valid with 'multiple'."),
+        ({"count": True, "is_flag": True}, "'count' is not valid with 'is_flag'."),
+    ],
+)
+def test_flag_combinations(kwargs, message):
+    with pytest.raises(TypeError) as e:
+        make_option(**kwargs)
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("pattern", ["with 'multiple'"])
+def test_count_and_multiple(pattern):
+    with pytest.raises(TypeError, match=pattern):
+        make_option(count=True, multiple=True)
 
 
 def test_the_id_is_checked_twice():
@@ -400,3 +426,13 @@ def test_a_method_of_an_object_the_test_made_reaches_through_its_class(tmp_path:
     # any `get` reaches both LoopError sites; Session.get reaches one, two calls down
     assert _tests(by_message["followed the same url twice"]) == ["test_loop"]
     assert _tests(by_message["followed the same url twice, asynchronously"]) == []
+
+
+def test_a_parametrized_message_checked_on_the_exception(tmp_path: Path) -> None:
+    by_message = _client_sites(tmp_path)
+    # `message in str(e.value)` and `match=pattern`: each case's string is a pattern
+    assert _tests(by_message["'count' is not valid with 'multiple'."]) == [
+        "test_flag_combinations",
+        "test_count_and_multiple",
+    ]
+    assert _tests(by_message["'count' is not valid with 'is_flag'."]) == ["test_flag_combinations"]

@@ -11,6 +11,7 @@ import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
+from keyword import kwlist
 from pathlib import Path
 
 from errdex.extract.parametrized import Parametrized, Values, class_names, strings
@@ -64,7 +65,7 @@ def _dedent(level: int) -> re.Pattern[str]:
 
 _NEXT_DEF = ("def ", "async def ", "class ", "@")
 _MAX_BLOCK = 30  # lines of a `with pytest.raises(...)` block read for what it calls
-_NOT_CALLS = frozenset(dir(builtins)) | {"self", "cls", "pytest", "raises"}
+_NOT_CALLS = frozenset(dir(builtins)) | frozenset(kwlist) | {"self", "cls", "pytest", "raises"}
 
 
 def scan_tests(root: Path) -> tuple[TestFile, ...]:
@@ -225,36 +226,47 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         exceptions = _names(node.args[0])
         if not exceptions:
             continue
-        pattern = None
-        for keyword in node.keywords:
-            if keyword.arg in ("match", "expected_regex"):
-                pattern = _literal(keyword.value)
-        if pattern is None and kind.startswith("assertRaises") and kind != "assertRaises":
-            pattern = _literal(node.args[1]) if len(node.args) > 1 else None
-        line += text.count("\n", counted, call.start())
-        counted = call.start()
-        if pattern is not None:
-            alternatives = regex_pieces(pattern)
-        else:  # () when nothing is checked: the class alone, fitted by what is called
-            alternatives = _checked_text(text, call.end())
         defs = defs or _Defs(text)
         found = defs.test_def(call.start())
         if found is None or not found[0].rsplit(".", 1)[-1].startswith("test"):
             continue  # a helper of the tests, not a test that can be run by name
         name, start = found
+        params = defs.params(start)
+        checked: ast.expr | None = None
+        for keyword in node.keywords:
+            if keyword.arg in ("match", "expected_regex"):
+                checked = keyword.value
+        if checked is None and kind.startswith("assertRaises") and kind != "assertRaises":
+            checked = node.args[1] if len(node.args) > 1 else None
+        patterns = _patterns(checked, params)
+        line += text.count("\n", counted, call.start())
+        counted = call.start()
+        if patterns:
+            alternatives = tuple(alt for pattern in patterns for alt in regex_pieces(pattern))
+        else:  # () when nothing is checked: the class alone, fitted by what is called
+            alternatives = _checked_text(text, call.end(), params)
         if len(node.args) > 1:  # pytest.raises(Exc, func, ...): the call is an argument
             calls = frozenset(n for n in _names(node.args[1]) if n not in _NOT_CALLS)
         else:
             calls = _block_calls(text, call.start(), start)
         if aliases is None:
             aliases = _aliases(text)
-        for expected in _expected_classes(node.args[0], exceptions, defs.params(start)):
+        for expected in _expected_classes(node.args[0], exceptions, params):
             yield Expectation(
                 exceptions=frozenset(aliases.get(e, e) for e in expected),
                 alternatives=alternatives,
                 test=TestRef(file=rel, line=line, name=name),
                 calls=calls,
             )
+
+
+def _patterns(node: ast.expr | None, params: Values) -> list[str]:
+    """The regex a raises call checks the message with (`match=`): a literal, or each
+    case's string for a parameter of the test (`match=message`)."""
+    if isinstance(node, ast.Name) and node.id in params:
+        return strings(params[node.id])
+    pattern = _literal(node)
+    return [] if pattern is None else [pattern]
 
 
 def _expected_classes(
@@ -365,8 +377,9 @@ def _typed(method: re.Match[str], made: dict[str, str], typed: set[str]) -> str:
     return "("
 
 
-def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
-    """Message text a test checks right after a raises block (`... in str(e.value)`)."""
+def _checked_text(text: str, after: int, params: Values) -> tuple[tuple[str, ...], ...]:
+    """Message text a test checks right after a raises block (`... in str(e.value)`): a
+    string, or each case's string for a parameter of the test (`message in str(e)`)."""
     end = after
     for _ in range(12):
         nxt = text.find("\n", end + 1)
@@ -382,6 +395,8 @@ def _checked_text(text: str, after: int) -> tuple[tuple[str, ...], ...]:
             checks = 3
         if checks:
             found.extend((m.group(1)[1:-1],) for m in _STRING.finditer(line))
+            for word in set(_IDENTIFIER.findall(line)) & params.keys():
+                found.extend((value,) for value in strings(params[word]))
             checks -= 1
     return tuple(found)
 
