@@ -257,6 +257,20 @@ class LoopError(Exception):
     pass
 
 
+def set_limit(value):
+    check_limit(value)
+
+
+def check_limit(value):
+    if value < 0:
+        raise ValueError("the limit must not be negative")
+
+
+def check_limit_name(name):
+    if name not in ("soft", "hard"):
+        raise ValueError("the limit name must be known")
+
+
 def make_option(count=False, multiple=False, is_flag=False):
     if count and multiple:
         raise TypeError("'count' is not valid with 'multiple'.")
@@ -290,6 +304,7 @@ CLIENT_TESTS = """
 import pytest
 from pkg.client import Client, HostError, SchemeError, apply, parse_retries, parse_timeout
 from pkg.client import EngineCore, LoopError, Session, make_option, parse_url, run
+from pkg.client import check_limit, check_limit_name, set_limit
 
 
 def test_read_too_early():
@@ -359,6 +374,11 @@ def test_flag_combinations(kwargs, message):
 def test_count_and_multiple(pattern):
     with pytest.raises(TypeError, match=pattern):
         make_option(count=True, multiple=True)
+
+
+def test_limit_must_fit():
+    with pytest.raises(ValueError):
+        set_limit(-1)
 
 
 def test_the_id_is_checked_twice():
@@ -436,3 +456,10 @@ def test_a_parametrized_message_checked_on_the_exception(tmp_path: Path) -> None
         "test_count_and_multiple",
     ]
     assert _tests(by_message["'count' is not valid with 'is_flag'."]) == ["test_flag_combinations"]
+
+
+def test_of_two_sites_the_name_fits_as_well_the_one_the_block_reaches(tmp_path: Path) -> None:
+    by_message = _client_sites(tmp_path)
+    # "limit" and "must" are in both templates; set_limit() calls check_limit() only
+    assert _tests(by_message["the limit must not be negative"]) == ["test_limit_must_fit"]
+    assert _tests(by_message["the limit name must be known"]) == []

@@ -213,13 +213,15 @@ class TestIndex:
         least: int = _NAME_WORDS,
     ) -> list[int]:
         """The one candidate whose function and message share most words with the test's
-        name (at least `least`, no other as many), when the test file names its function
-        or class (`names`: what the file mentions; None: not asked): what the author says
-        the test is about."""
+        name (at least `least`; of several as good, the one the block's calls reach), when
+        the test file names its function or class (`names`: what the file mentions; None:
+        not asked): what the author says the test is about."""
         wanted = name_words(expectation.test.name.rsplit(".", 1)[-1])
         shared = {i: len(wanted & self._words_of(i)) for i in candidates}
         top = max(shared.values(), default=0)
         best = [i for i, count in shared.items() if count == top]
+        if len(best) > 1:
+            best = self.reached(expectation, best)
         if top < least or len(best) != 1:
             return []
         if names is not None and not _named_in(self.sites[best[0]], names):
