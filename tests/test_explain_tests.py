@@ -301,6 +301,8 @@ class AsyncSession:
 """
 
 CLIENT_TESTS = """
+import contextlib
+
 import pytest
 from pkg.client import Client, HostError, SchemeError, apply, parse_retries, parse_timeout
 from pkg.client import EngineCore, LoopError, Session, make_option, parse_url, run
@@ -319,6 +321,12 @@ def test_reopen():
     with pytest.raises(RuntimeError):
         with client:
             pass
+
+
+def test_invariants_checked():
+    with pytest.raises(RuntimeError):
+        with contextlib.nullcontext():
+            raise RuntimeError("a library's context manager, not the client's")
 
 
 def test_timeout_must_be_a_number():
@@ -405,6 +413,8 @@ def test_a_property_read_in_the_block_reaches_its_site(tmp_path: Path) -> None:
 
 def test_a_with_statement_in_the_block_enters_the_object(tmp_path: Path) -> None:
     by_message = _client_sites(tmp_path)
+    # `with client:` enters a Client; `with contextlib.nullcontext():` enters no object of
+    # a class the test made, and a builtin class is raised by others' __enter__ as well
     assert _tests(by_message["a closed client cannot be opened again"]) == ["test_reopen"]
 
 

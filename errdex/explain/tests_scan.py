@@ -171,14 +171,19 @@ class TestIndex:
                 self.by_class[name].append(i)
 
     def reached(
-        self, expectation: Expectation, hits: list[int], depth: int = MAX_DEPTH
+        self,
+        expectation: Expectation,
+        hits: list[int],
+        depth: int = MAX_DEPTH,
+        calls: frozenset[str] | None = None,
     ) -> list[int]:
-        """The hits whose function the code under the raises block calls, directly or
-        through the call graph (`depth` callers deep at most)."""
-        if self.reach is None or not expectation.calls:
+        """The hits whose function the code under the raises block calls (or `calls`),
+        directly or through the call graph (`depth` callers deep at most)."""
+        calls = expectation.calls if calls is None else calls
+        if self.reach is None or not calls:
             return []
         reach = self.reach
-        return [i for i in hits if reach.names(i, depth) & expectation.calls]
+        return [i for i in hits if reach.names(i, depth) & calls]
 
     def by_class_alone(self, expectation: Expectation, names: frozenset[str]) -> list[int]:
         """`pytest.raises(Cls)` with nothing checked: the one site of that class the
@@ -192,12 +197,20 @@ class TestIndex:
         # or one it calls (any the graph follows from a method of an object the test
         # made: `Client.get`, not any `get`); for another (a builtin, a library's),
         # raised by code the graph does not see as well, in the very function called.
+        # For a class of another, a `with`/`for` on an object of unknown class says
+        # nothing (a builtin's protocol raises it as well), and what lies further down
+        # is looked for through any method of that name, not only the class's.
         own = all(self._own_class(i) for i in candidates)
-        typed = any("." in call for call in expectation.calls)
-        depth = (MAX_DEPTH if typed else _CLASS_DEPTH) if own else 0
-        reached = self.reached(expectation, candidates, depth)
+        calls = expectation.calls
+        typed = any("." in call for call in calls)
+        if own:
+            depth, anywhere = (MAX_DEPTH if typed else _CLASS_DEPTH), calls
+        else:
+            depth, anywhere = 0, _loose(calls)
+            calls = frozenset(c for c in calls if not c.startswith("__"))
+        reached = self.reached(expectation, candidates, depth, calls)
         # and no other site of the class lies anywhere further down the calls
-        if len(reached) == 1 and self.reached(expectation, candidates) == reached:
+        if len(reached) == 1 and self.reached(expectation, candidates, calls=anywhere) == reached:
             return reached
         # else a class of the codebase that one site alone raises, when every raise of
         # the codebase names its class
@@ -333,7 +346,9 @@ def _one_site(
     if not expectation.exceptions:  # printed output: a close fit, and nothing else fits
         pool = {i: score for i, score in close.items() if score >= _MIN_OUTPUT_FIT}
         return next(iter(pool)) if len(pool) == 1 and len(scored) == 1 else None
-    reached = index.reached(expectation, sorted(scored))
+    # the text is the evidence here; the block's calls only narrow the sites it fits,
+    # through any method of the names called
+    reached = index.reached(expectation, sorted(scored), calls=_loose(expectation.calls))
     if reached:  # the block calls into these: the file need not name them
         pool = {i: scored[i] for i in reached}
     elif not close or len(close) > _TOO_VAGUE:
@@ -349,6 +364,12 @@ def _one_site(
     if len(best) > 1:  # the same text in several places: the test's name may tell which
         best = index.named_by_test(expectation, best, least=1)
     return best[0] if len(best) == 1 else None
+
+
+def _loose(calls: frozenset[str]) -> frozenset[str]:
+    """The calls with each method called on an object of a known class also by its bare
+    name (`Client.get` and `get`)."""
+    return calls | {call.rsplit(".", 1)[-1] for call in calls}
 
 
 def _verbatim(pieces: tuple[str, ...], close: dict[int, int]) -> bool:

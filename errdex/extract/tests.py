@@ -35,12 +35,19 @@ _LAST_NAME = re.compile(r"([A-Za-z_]\w*)$")
 _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
 # an attribute read or set, not called: a property runs (`response.content`)
 _READ = re.compile(r"\.([A-Za-z_]\w*)\b(?!\s*\()")
-# statements that call a method of an object without naming it: `with client:` enters it
+# statements that call a method of an object without naming it: `with client:` enters
+# it; the object, when the statement names one (group 1), gives the method its class
 _PROTOCOLS = (
-    (re.compile(r"^[ \t]*async[ \t]+with\b", re.M), "__aenter__"),
-    (re.compile(r"^[ \t]*with\b", re.M), "__enter__"),
-    (re.compile(r"\basync[ \t]+for\b"), "__aiter__"),
-    (re.compile(r"(?<!async )\bfor\b|\b(?:list|tuple|set|sorted|iter)\("), "__iter__"),
+    (re.compile(r"^[ \t]*async[ \t]+with[ \t]+(?:[\w.]*\.)?(\w+)?", re.M), "__aenter__"),
+    (re.compile(r"^[ \t]*with[ \t]+(?:[\w.]*\.)?(\w+)?", re.M), "__enter__"),
+    (re.compile(r"\basync[ \t]+for\b.*?\bin[ \t]+(?:[\w.]*\.)?(\w+)?"), "__aiter__"),
+    (
+        re.compile(
+            r"(?<!async )\bfor\b.*?\bin[ \t]+(?:[\w.]*\.)?(\w+)?"
+            r"|\b(?:list|tuple|set|sorted|iter)\((?:[\w.]*\.)?(\w+)?"
+        ),
+        "__iter__",
+    ),
 )
 # `client = httpx.Client(...)` and `with httpx.Client(...) as client`: what `client` is
 _ASSIGNED = re.compile(r"\b([a-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*)[ \t]*\(")
@@ -356,7 +363,9 @@ def _block_calls(text: str, at: int, test_start: int) -> frozenset[str]:
     typed: set[str] = set()
     untyped = _METHOD.sub(lambda m: _typed(m, made, typed), code)
     called = {*_CALLED.findall(untyped), *_READ.findall(code), *typed}
-    called.update(method for pattern, method in _PROTOCOLS if pattern.search(code))
+    for pattern, method in _PROTOCOLS:
+        for statement in pattern.finditer(code):
+            called.add(_protocol_call(statement, method, made))
     return frozenset(n for n in called if n not in _NOT_CALLS)
 
 
@@ -365,6 +374,14 @@ def _made(code: str) -> dict[str, str]:
     made = {m.group(1): m.group(2) for m in _ASSIGNED.finditer(code)}
     made.update((m.group(2), m.group(1)) for m in _WITH_AS.finditer(code))
     return made
+
+
+def _protocol_call(statement: re.Match[str], method: str, made: dict[str, str]) -> str:
+    """`Client.__enter__` for `with client:` (or `with Client(...)`), else the bare method:
+    what the statement calls, with the class of the object when the test knows it."""
+    obj = next((g for g in statement.groups() if g), "")
+    owner = made.get(obj) or (obj if obj[:1].isupper() else None)
+    return method if owner is None else f"{owner}.{method}"
 
 
 def _typed(method: re.Match[str], made: dict[str, str], typed: set[str]) -> str:
