@@ -178,6 +178,9 @@ def test_an_error_checked_in_captured_cli_output(tmp_path: Path) -> None:
 # Class-only raises blocks whose call the static graph cannot follow: a property read, and
 # a call through a table of parsers.
 CLIENT = """
+from gettext import ngettext
+
+
 class Client:
     def __init__(self):
         self._elapsed = None
@@ -255,6 +258,17 @@ class Frontend:
 
 class LoopError(Exception):
     pass
+
+
+def take_values(name, nargs, values):
+    if len(values) < nargs:
+        raise ValueError(
+            ngettext(
+                "Option {name!r} requires an argument.",
+                "Option {name!r} requires {nargs} arguments.",
+                nargs,
+            ).format(name=name, nargs=nargs)
+        )
 
 
 def set_limit(value):
@@ -384,6 +398,11 @@ def test_count_and_multiple(pattern):
         make_option(count=True, multiple=True)
 
 
+def test_option_needs_its_value(runner):
+    result = runner.invoke(take_values, ["--size"])
+    assert "Error: Option '--size' requires an argument." in result.output
+
+
 def test_limit_must_fit():
     with pytest.raises(ValueError):
         set_limit(-1)
@@ -473,3 +492,14 @@ def test_of_two_sites_the_name_fits_as_well_the_one_the_block_reaches(tmp_path: 
     # "limit" and "must" are in both templates; set_limit() calls check_limit() only
     assert _tests(by_message["the limit must not be negative"]) == ["test_limit_must_fit"]
     assert _tests(by_message["the limit name must be known"]) == []
+
+
+def test_a_translated_template_fits_the_printed_error(tmp_path: Path) -> None:
+    sites = explain_package(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "tests/test_client.py": CLIENT_TESTS},
+    )
+    site = next(s for s in sites.values() if s.location.function == "take_values")
+    # the whole message is one hole; ngettext's own templates are its text
+    assert site.message is not None and site.message.literal_text == ""
+    assert _tests(site) == ["test_option_needs_its_value"]

@@ -2,9 +2,11 @@
 # the test files (errdex.extract.tests), fitted to the message templates of the sites.
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from string import Formatter
 
 from errdex.explain.callgraph import MAX_DEPTH, CallGraph
 from errdex.extract.files import module_name
@@ -26,6 +28,8 @@ _MIN_OUTPUT_FIT = 12  # of an output line, characters the template's own text mu
 _STANDS_ALONE = 24  # characters of a pattern that pin a site down without the test naming it
 _PHRASE = 16  # characters of a shorter pattern, all template text, that one template holds
 _RAREST = 3  # words of a pattern whose sites are tried
+_GETTEXT = frozenset({"_", "gettext", "ngettext", "gettext_lazy", "ngettext_lazy", "lazy_gettext"})
+_MAX_VARIANTS = 4  # translated templates of one message, at most
 # A test named for what it checks (`test_invalid_timeout`) picks, among the sites of the
 # class it expects, the one whose function and message share most words with its name.
 _NAME_WORDS = 2  # words of the name one site must share, and no other as many
@@ -88,10 +92,48 @@ def _fits(pieces: tuple[str, ...], skeleton: str, least: int = 8) -> int:
     return literal if literal >= least and literal * 3 >= total else 0
 
 
-def _skeleton(site: ErrorSite) -> str:
+def _skeletons(site: ErrorSite) -> tuple[str, ...]:
+    """The message template with holes as \x00; and, for a hole that translates a literal
+    template (`ngettext("Option {name!r} requires an argument.", ...).format(...)`), the
+    message with each of those templates in its place."""
     if site.message is None:
-        return ""
-    return "".join(_HOLE if isinstance(p, Hole) else p.text for p in site.message.parts)
+        return ("",)
+    parts = site.message.parts
+    main = "".join(_HOLE if isinstance(p, Hole) else p.text for p in parts)
+    variants: list[str] = []
+    for k, part in enumerate(parts):
+        if isinstance(part, Hole):
+            before = "".join(_HOLE if isinstance(p, Hole) else p.text for p in parts[:k])
+            after = "".join(_HOLE if isinstance(p, Hole) else p.text for p in parts[k + 1 :])
+            variants.extend(before + t + after for t in _translated(part.expr))
+    return (main, *variants[:_MAX_VARIANTS])
+
+
+def _translated(expr: str) -> list[str]:
+    """The templates a gettext call in `expr` translates, holes as \x00 (source text is
+    parsed, never run); none for any other expression."""
+    try:
+        node = ast.parse(expr, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    func = node.func if isinstance(node, ast.Call) else None
+    if isinstance(func, ast.Attribute) and func.attr == "format":  # ngettext(...).format()
+        node = func.value
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return []
+    if node.func.id not in _GETTEXT:
+        return []
+    out = []
+    for arg in node.args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            try:
+                fields = list(Formatter().parse(arg.value))
+            except ValueError:
+                continue
+            out.append(
+                "".join(text + (_HOLE if name is not None else "") for text, name, _, _ in fields)
+            )
+    return out
 
 
 class Reach:
@@ -155,10 +197,10 @@ class TestIndex:
         self.reach = reach
         self.by_class: dict[str, list[int]] = defaultdict(list)
         self.sites = sites
-        self.skeletons = [_skeleton(s) for s in sites]
+        self.skeletons = [_skeletons(s) for s in sites]
         self.words: dict[str, list[int]] = defaultdict(list)
-        for i, skeleton in enumerate(self.skeletons):
-            for word in set(_WORD.findall(skeleton.lower())):
+        for i, skeletons in enumerate(self.skeletons):
+            for word in {w for text in skeletons for w in _WORD.findall(text.lower())}:
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
         self._site_words: dict[int, frozenset[str]] = {}
@@ -260,7 +302,7 @@ class TestIndex:
         found: dict[int, int] = {}
         for i in sorted({i for w in rarest for i in self.words[w]}):
             if self._raises(i, expected):
-                score = _fits(pieces, self.skeletons[i], _LOOSE_FITTED)
+                score = max(_fits(pieces, text, _LOOSE_FITTED) for text in self.skeletons[i])
                 if score:
                     found[i] = score
         return found
