@@ -408,6 +408,11 @@ def test_limit_must_fit():
         set_limit(-1)
 
 
+def test_no_scheme():
+    with pytest.raises(SchemeError, match="no scheme in 'example.org'"):
+        parse_url("example.org")
+
+
 def test_the_id_is_checked_twice():
     with pytest.raises(TypeError, match="request_id must be a string"):
         EngineCore().add_request(2)
@@ -448,7 +453,7 @@ def test_a_class_only_test_named_for_one_site(tmp_path: Path) -> None:
 def test_the_classes_a_parametrized_raises_expects(tmp_path: Path) -> None:
     by_message = _client_sites(tmp_path)
     # pytest.raises(exception): each case's class, each with the one site of that class
-    assert _tests(by_message["no scheme in "]) == ["test_bad_url"]
+    assert "test_bad_url" in _tests(by_message["no scheme in "])
     assert _tests(by_message["no host in "]) == ["test_bad_url"]
 
 
@@ -503,3 +508,11 @@ def test_a_translated_template_fits_the_printed_error(tmp_path: Path) -> None:
     # the whole message is one hole; ngettext's own templates are its text
     assert site.message is not None and site.message.literal_text == ""
     assert _tests(site) == ["test_option_needs_its_value"]
+
+
+def test_a_test_that_checks_the_text_is_listed_before_one_that_checks_the_class(
+    tmp_path: Path,
+) -> None:
+    by_message = _client_sites(tmp_path)
+    # test_bad_url comes first in the file, but checks only the class
+    assert _tests(by_message["no scheme in "]) == ["test_no_scheme", "test_bad_url"]

@@ -12,7 +12,9 @@ from errdex.explain.callgraph import MAX_DEPTH, CallGraph
 from errdex.extract.files import module_name
 from errdex.model import ErrorSite, Expectation, Hole, TestFile, TestRef
 
-MAX_TESTS = 3  # per site
+MAX_TESTS = 3  # per site, those with the surest evidence first:
+_BY_TEXT, _BY_REACH, _BY_NAME = 0, 1, 2  # the message checked; the class, and the calls
+# reach one site of it; the class, and the test's name points to one
 _MAX_REACH = 200  # callers followed per site function, at most
 _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
 _CLASS_DEPTH = 1  # callers between a class-only test's call and the site, at most
@@ -227,12 +229,15 @@ class TestIndex:
         reach = self.reach
         return [i for i in hits if reach.names(i, depth) & calls]
 
-    def by_class_alone(self, expectation: Expectation, names: frozenset[str]) -> list[int]:
+    def by_class_alone(
+        self, expectation: Expectation, names: frozenset[str]
+    ) -> tuple[list[int], int]:
         """`pytest.raises(Cls)` with nothing checked: the one site of that class the
         block's calls reach, else the one the test's name points to (`names`: what the
-        test file mentions), or none."""
+        test file mentions), or none; with the rank of that evidence (_BY_REACH or
+        _BY_NAME)."""
         if not expectation.calls or expectation.exceptions & _GENERIC:
-            return []
+            return [], _BY_REACH
         candidates = sorted({i for e in expectation.exceptions for i in self.by_class.get(e, ())})
         # The static graph misses calls, so only a site the block calls (nearly) directly
         # is trusted to be the one: for a class of the codebase, in the function called
@@ -253,12 +258,12 @@ class TestIndex:
         reached = self.reached(expectation, candidates, depth, calls)
         # and no other site of the class lies anywhere further down the calls
         if len(reached) == 1 and self.reached(expectation, candidates, calls=anywhere) == reached:
-            return reached
+            return reached, _BY_REACH
         # else a class of the codebase that one site alone raises, when every raise of
         # the codebase names its class
         if not reached and len(candidates) == 1 and own and not self.dynamic:
-            return candidates
-        return self.named_by_test(expectation, candidates, names)
+            return candidates, _BY_REACH
+        return self.named_by_test(expectation, candidates, names), _BY_NAME
 
     def named_by_test(
         self,
@@ -356,16 +361,17 @@ def find_tests(
     for test_file in tests:
         for expectation in test_file.expectations:
             if not expectation.alternatives:  # the class alone: one site or none
-                for i in index.by_class_alone(expectation, test_file.names):
-                    found[i].append((1, expectation.test))
+                hits, rank = index.by_class_alone(expectation, test_file.names)
+                for i in hits:
+                    found[i].append((rank, expectation.test))
                 continue
             for pieces in expectation.alternatives:
                 one = _one_site(index, expectation, pieces, test_file.names)
                 if one is not None:
-                    found[one].append((1, expectation.test))
+                    found[one].append((_BY_TEXT, expectation.test))
     out: dict[str, tuple[TestRef, ...]] = {}
     for i, refs in found.items():
-        refs.sort(key=lambda r: (r[0], r[1].file, r[1].line))
+        refs.sort(key=lambda r: (r[0], r[1].file, r[1].line))  # the surest first
         unique: dict[tuple[str, str], TestRef] = {}
         for _, ref in refs:  # a test that checks the error twice is listed once
             unique.setdefault((ref.file, ref.name), ref)
