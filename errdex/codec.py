@@ -301,7 +301,7 @@ _TREE_FIELDS = (
     "iterable",
 )
 _TREE_LISTS = ("args", "comparators", "values", "items", "conditions", "parts")
-_TREE_OPTIONAL = {"keywords": (), "conditions": (), "parts": (), "negative": False}
+_TREE_OPTIONAL = {"keywords": (), "conditions": (), "parts": (), "negative": False, "form": ""}
 
 
 def tree_to_json(tree: x.Expr) -> JSON:

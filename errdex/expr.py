@@ -376,11 +376,13 @@ class Comprehension(Node):
 @dataclass(frozen=True, kw_only=True)
 class Opaque(Node):
     """Any other expression (`a + b`, `x if y else z`, a lambda, a dict): its source text,
-    how tightly it binds, and the expressions inside it."""
+    how tightly it binds, the expressions inside it, and which kind of expression it is
+    (`form`, as Python's ast module names it: "BinOp", "NamedExpr", …; "" if unknown)."""
 
     text: str
     precedence: int = ATOM
     parts: tuple[Expr, ...] = ()
+    form: str = ""
 
     def source(self) -> str:
         return self.text
@@ -438,9 +440,17 @@ def _constant_source(value: ConstantValue) -> str:
 # -- in prose ------------------------------------------------------------------------
 
 
+def assigned(node: Expr) -> Expr:
+    """What prose names an expression by: a walrus (`x := f()`) by the name it sets."""
+    if isinstance(node, Opaque) and node.form == "NamedExpr" and node.parts:
+        return node.parts[0]
+    return node
+
+
 def named(node: Expr) -> str:
-    """How an expression is named in prose: `self.x` as `x`, long ones shortened."""
-    text = node.source()
+    """How an expression is named in prose: `self.x` as `x`, a walrus by its name, long
+    ones shortened."""
+    text = assigned(node).source()
     for prefix in ("self.", "cls."):
         if text.startswith(prefix) and text[len(prefix) :].isidentifier():
             text = text[len(prefix) :]
@@ -477,6 +487,7 @@ def joined(parts: list[str], word: str) -> str:
 
 def root(node: Expr) -> str | None:
     """`x` of `x.a.b`, `x[0].c` or `x.f()`: the name a read starts from."""
+    node = assigned(node)
     while isinstance(node, Attribute | Subscript | Call):
         node = node.func if isinstance(node, Call) else node.value
     return node.id if isinstance(node, Name) else None

@@ -134,6 +134,13 @@ NODES = [
         "`a + b` is at most `limit`",
     ),
     (
+        "(n := len(xs))",
+        x.Opaque,
+        "`n` is set",
+        "not (n := len(xs))",
+        "`n` is empty or unset",
+    ),
+    (
         "x if y else z",
         x.Opaque,
         "`x if y else z` is set",
@@ -299,10 +306,11 @@ def _composite(children: st.SearchStrategy[x.Expr]) -> st.SearchStrategy[x.Expr]
             st.lists(children, max_size=2).map(tuple),
         ),
         st.builds(
-            lambda t, p, parts: x.Opaque(text=t, precedence=p, parts=parts),
+            lambda t, p, parts, f: x.Opaque(text=t, precedence=p, parts=parts, form=f),
             st.text(max_size=6),
             st.integers(1, 18),
             st.lists(children, max_size=2).map(tuple),
+            st.sampled_from(["", "BinOp", "NamedExpr"]),
         ),
     )
 

@@ -31,6 +31,7 @@ from errdex.expr import (
     Not,
     Opaque,
     Subscript,
+    assigned,
     compare_phrase,
     length_phrase,
     listing,
@@ -204,6 +205,7 @@ def _is_env_name(name: str) -> bool:
 def _subject(node: Expr, inputs: Inputs) -> Input | None:
     """The input `node` reads as a whole: a name, an attribute chain, or a call or item
     read that is one (`os.environ.get("X")`)."""
+    node = assigned(node)  # `(x := f())` is `x`
     if isinstance(node, Name | Attribute | Call | Subscript):
         return inputs.get(node.source())
     return None

@@ -190,7 +190,7 @@ def _opaque(node: ast.AST) -> Expr:
     else:
         level = _LEVEL.get(kind, ATOM)
     parts = tuple(_tree(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
-    return Opaque(text=ast.unparse(node), precedence=level, parts=parts)
+    return Opaque(text=ast.unparse(node), precedence=level, parts=parts, form=kind)
 
 
 def field_tree(field: str, base: Expr | None = None) -> Expr:
