@@ -447,6 +447,13 @@ def assigned(node: Expr) -> Expr:
     return node
 
 
+def target_source(node: Expr) -> str:
+    """A loop's target as written after `for`: `a, b` for a tuple, unbracketed."""
+    if isinstance(node, Collection) and node.kind == "tuple" and node.items:
+        return ", ".join(wrap(i, TEST) for i in node.items)
+    return node.source()
+
+
 def named(node: Expr) -> str:
     """How an expression is named in prose: `self.x` as `x`, a walrus by its name, long
     ones shortened."""

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from errdex.explain.catalog import Catalog, ClassInfo
 from errdex.explain.conditions import Clause, clauses, code
-from errdex.expr import Collection, Constant, Expr, Membership
+from errdex.expr import Constant, Expr, Membership
+from errdex.expr import target_source as _target
 from errdex.model import ErrorSite, Input
 
 MAX_CLAUSE_TEXT = 400  # beyond this, the source text says it better than prose
@@ -100,13 +101,6 @@ def _read(tree: Expr, holds: bool, inputs: dict[str, Input]) -> list[Clause]:
         shown = code(tree)
         found = [Clause(text=f"{shown} is true" if holds else f"{shown} is false")]
     return found
-
-
-def _target(node: Expr) -> str:
-    """A loop's target as written after `for`: `a, b` for a tuple."""
-    if isinstance(node, Collection) and node.kind == "tuple" and node.items:
-        return ", ".join(i.source() for i in node.items)
-    return node.source()
 
 
 def _short(text: str) -> str:

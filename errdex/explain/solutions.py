@@ -18,7 +18,7 @@ from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import Clause, literal, parse_input
 from errdex.explain.knobs import KnobIndex, usage
 from errdex.explain.title import display
-from errdex.expr import Membership
+from errdex.expr import Membership, target_source
 from errdex.extract.facts import FileFacts
 from errdex.model import Fix, Hole, Input, Knob
 
@@ -887,7 +887,7 @@ def _public_inputs(analysis: Analysis) -> list[Fix]:
     loops = [t for t in exhausted if isinstance(t, Membership)]
     what = "this check rejects them"
     if loops:
-        target, iterable = loops[-1].item.source(), loops[-1].container.source()
+        target, iterable = target_source(loops[-1].item), loops[-1].container.source()
         names = [i for i in site.inputs if reads(iterable, i)]
         shown = all(i.access == "public" for i in names) and _mentions_only(iterable, names)
         what = "no item the loop goes through matched them"
