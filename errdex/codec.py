@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from errdex import expr as x
 from errdex.model import (
     Change,
     Enrichment,
@@ -72,9 +73,14 @@ def message_to_json(message: Message) -> JSON:
         if isinstance(part, Text):
             parts.append({"text": part.text})
         else:
-            parts.append(
-                {"hole": part.expr, "conversion": part.conversion, "format_spec": part.format_spec}
-            )
+            hole: JSON = {
+                "hole": part.expr,
+                "conversion": part.conversion,
+                "format_spec": part.format_spec,
+            }
+            if part.tree is not None:
+                hole["tree"] = tree_to_json(part.tree)
+            parts.append(hole)
     return {
         "text": message.text,
         "parts": parts,
@@ -92,6 +98,7 @@ def message_from_json(data: JSON) -> Message:
                     expr=part["hole"],
                     conversion=part.get("conversion"),
                     format_spec=part.get("format_spec"),
+                    tree=_tree_or_none(part.get("tree")),
                 )
             )
         else:
@@ -253,7 +260,90 @@ def _guard_to_json(guard: Guard) -> JSON:
     }
     if guard.raised_by is not None:
         out["raised_by"] = guard.raised_by
+    if guard.tree is not None:
+        out["tree"] = tree_to_json(guard.tree)
     return out
+
+
+# -- expression trees (errdex.expr) ----------------------------------------------------
+# Each node is an object whose "node" names its kind, with the node's fields under their
+# own names and child nodes as objects: `x < 0` is {"node": "compare", "left": {"node":
+# "name", "id": "x"}, "ops": ["<"], "comparators": [{"node": "constant", "value": 0}]}.
+# Fields left at their defaults (no keywords, no conditions, no parts) are left out.
+
+_TREE_KIND = {
+    "Name": "name",
+    "Attribute": "attribute",
+    "Call": "call",
+    "Subscript": "subscript",
+    "Compare": "compare",
+    "Membership": "membership",
+    "BoolOp": "boolop",
+    "Not": "not",
+    "IsInstance": "isinstance",
+    "Constant": "constant",
+    "Collection": "collection",
+    "Comprehension": "comprehension",
+    "Opaque": "opaque",
+}
+_TREE_CLASS = {kind: getattr(x, name) for name, kind in _TREE_KIND.items()}
+_TREE_FIELDS = (
+    "value",
+    "func",
+    "index",
+    "left",
+    "item",
+    "container",
+    "operand",
+    "target",
+    "types",
+    "element",
+    "iterable",
+)
+_TREE_LISTS = ("args", "comparators", "values", "items", "conditions", "parts")
+_TREE_OPTIONAL = {"keywords": (), "conditions": (), "parts": (), "negative": False, "form": ""}
+
+
+def tree_to_json(tree: x.Expr) -> JSON:
+    """The JSON object of an expression tree (see the comment above)."""
+    out: JSON = {"node": _TREE_KIND[type(tree).__name__]}
+    for name, value in vars(tree).items():
+        if _TREE_OPTIONAL.get(name, ...) == value:
+            continue
+        if isinstance(value, x.Node):
+            out[name] = tree_to_json(value)  # type: ignore[arg-type]
+        elif name == "keywords":
+            out[name] = [{"name": k.name, "value": tree_to_json(k.value)} for k in value]
+        elif isinstance(value, tuple) and name != "ops":
+            out[name] = [tree_to_json(v) for v in value]
+        elif isinstance(value, tuple):
+            out[name] = list(value)
+        else:
+            out[name] = value
+    return out
+
+
+def tree_from_json(data: JSON) -> x.Expr:
+    """The expression tree of a JSON object made by `tree_to_json`."""
+    fields: JSON = {k: v for k, v in data.items() if k != "node"}
+    kind = data["node"]
+    for name in _TREE_FIELDS:
+        if name in fields and (kind != "constant" or name != "value"):
+            fields[name] = tree_from_json(fields[name])
+    for name in _TREE_LISTS:
+        if name in fields:
+            fields[name] = tuple(tree_from_json(v) for v in fields[name])
+    if "ops" in fields:
+        fields["ops"] = tuple(fields["ops"])
+    if "keywords" in fields:
+        fields["keywords"] = tuple(
+            x.Keyword(name=k["name"], value=tree_from_json(k["value"])) for k in fields["keywords"]
+        )
+    return _TREE_CLASS[kind](**fields)  # type: ignore[no-any-return]
+
+
+def _tree_or_none(data: JSON | None) -> x.Expr | None:
+    return None if data is None else tree_from_json(data)
 
 
 def _input_to_json(item: Input) -> JSON:
@@ -337,6 +427,7 @@ def site_from_json(data: JSON) -> ErrorSite:
                 negated=g["negated"],
                 line=g["line"],
                 raised_by=g.get("raised_by"),
+                tree=_tree_or_none(g.get("tree")),
             )
             for g in data["guard"]
         ),

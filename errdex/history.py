@@ -38,7 +38,13 @@ def _place(record: Record) -> tuple[str, str]:
 
 
 def _guards(record: Record) -> tuple[str, ...]:
-    return tuple(g.test for g in record.site.guard if g.kind != "early-exit")
+    """The site's conditions, as their trees write them: a guard only reformatted (other
+    quotes, spacing, line breaks) is the same guard."""
+    return tuple(
+        g.test if g.tree is None else g.tree.source()
+        for g in record.site.guard
+        if g.kind != "early-exit"
+    )
 
 
 def _similarity(a: Record, b: Record) -> float:

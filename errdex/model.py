@@ -4,9 +4,11 @@
 # which made loading cached per-file facts six times slower.
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal as Kind
+
+from errdex.expr import Expr
 
 SiteKind = Kind["raise", "reraise", "assert", "helper"]
 
@@ -25,6 +27,9 @@ class Hole:
     expr: str
     conversion: str | None = None  # "r", "s" or "a", as after "!" in an f-string
     format_spec: str | None = None  # as after ":" in an f-string, holes written {expr}
+    # `expr` as a tree (errdex.expr), what later stages read; it says nothing `expr` does
+    # not, so it takes no part in comparing holes
+    tree: Expr | None = field(default=None, compare=False)
 
 
 Part = Text | Hole
@@ -123,6 +128,10 @@ class Guard:
     # for `except`: the expression of a one-statement `try` block, what raised the
     # exception being handled ("parse_url(url)")
     raised_by: str | None = None
+    # the condition as a tree (errdex.expr), what later stages read: the test itself; for
+    # `for` and `loop-exhausted`, `target in iter` as a Membership; for `except`, the
+    # types caught. None where the test is not an expression (`with`, `try`, `case`).
+    tree: Expr | None = field(default=None, compare=False)
 
 
 InputKind = Kind[

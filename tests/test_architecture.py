@@ -26,6 +26,7 @@ STAGES = [
         "errdex",
         "errdex.errors",
         "errdex.model",
+        "errdex.expr",
         "errdex.identity",
         "errdex.repos",
         "errdex.codec",
@@ -99,6 +100,27 @@ def test_the_surfaces_are_imported_by_nothing_below_them() -> None:
             continue
         for line, target in imports(path):
             assert not target.startswith(("errdex.cli", "errdex.web")), f"{path}:{line}"
+
+
+def test_explain_reads_conditions_as_trees_never_as_text_to_parse() -> None:
+    """No function of explain parses source text but `parse_input` (for an input's
+    default, which extract keeps as text), and no caller hands that a guard's test."""
+    parsing = set()
+    for path in sorted((PACKAGE / "explain").rglob("*.py")):
+        module = ast.parse(path.read_text(), str(path))
+        for function in ast.walk(module):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                if not isinstance(node, ast.Call):
+                    continue
+                called = ast.unparse(node.func)
+                if called in ("ast.parse", "compile", "parse_test"):
+                    parsing.add((path.name, function.name, called))
+                if called == "parse_input":
+                    read = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+                    assert not read & {"test", "guard", "tree"}, f"{path.name}:{node.lineno}"
+    assert parsing == {("conditions.py", "parse_input", "ast.parse")}
 
 
 @pytest.fixture(scope="module")

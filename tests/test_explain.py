@@ -11,13 +11,21 @@ import pytest
 from errdex.explain import explain_sites
 from errdex.explain.conditions import clauses, plain, say
 from errdex.explain.title import clause, hole_name
+from errdex.expr import Expr
 from errdex.extract import extract, scan
 from errdex.extract.cache import NoCache
+from errdex.extract.trees import tree_of
 from errdex.index import index_source
 from errdex.model import ErrorSite, Explanation, Input, Snapshot
 from errdex.store import open_store
 from tests.conftest import write_tree
 from tests.test_extract import EXPRESSIONS, every_expression_module
+
+
+def condition(test: str) -> Expr:
+    """The tree extract makes of a guard whose source is `test`."""
+    return tree_of(ast.parse(test, mode="eval").body)
+
 
 CONFIG = '''
 from dataclasses import dataclass
@@ -204,19 +212,19 @@ def test_reproducing_tests_found(tmp_path: Path) -> None:
     ],
 )
 def test_conditions_in_plain_english(test: str, negated: bool, expected: str) -> None:
-    parts = plain(test, {}, holds=not negated)
+    parts = plain(condition(test), {}, holds=not negated)
     assert parts is not None
     assert " and ".join(p.text for p in parts) == expected
 
 
 def test_condition_fix_needs_an_input() -> None:
     field = Input(name="size", expr="self.size", kind="field", owner="C", default="8")
-    parts = plain("self.size > 16", {"self.size": field})
+    parts = plain(condition("self.size > 16"), {"self.size": field})
     assert parts is not None
     assert parts[0].fix == "Set `size` to 16 or less"
     assert parts[0].at_default is False
     assert parts[0].noun == "a `size` above 16"
-    unknown = plain("other > 16", {})
+    unknown = plain(condition("other > 16"), {})
     assert unknown is not None and unknown[0].fix is None
 
 
@@ -390,9 +398,10 @@ def test_conditions_and_hole_names_take_every_expression_node() -> None:
             if not isinstance(node, ast.expr):
                 continue
             for holds in (True, False):
-                assert all(c.text for c in clauses(node, {}, holds=holds)), ast.dump(node)
-                assert say(node, {}, holds).text, ast.dump(node)
-            assert hole_name(ast.unparse(node)), ast.dump(node)
+                tree = tree_of(node)
+                assert all(c.text for c in clauses(tree, {}, holds=holds)), ast.dump(node)
+                assert say(tree, {}, holds).text, ast.dump(node)
+            assert hole_name(tree_of(node)), ast.dump(node)
 
 
 def test_a_tree_that_is_a_package_names_its_root_file(tmp_path: Path) -> None:

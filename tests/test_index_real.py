@@ -72,6 +72,7 @@ def test_seed_error_record(vllm: tuple[Path, Store]) -> None:
     )
     assert record["repo"] == {"url": "https://github.com/vllm-project/vllm", "commit": "2cf0a6915"}
     last = record["guard"][-1]
+    tree = last.pop("tree")
     assert last == {
         "kind": "if",
         "negated": False,
@@ -79,6 +80,9 @@ def test_seed_error_record(vllm: tuple[Path, Store]) -> None:
         "test": "self.cudagraph_mm_encoder and "
         "self.encoder_cudagraph_max_vision_items_per_batch < 0",
     }
+    assert (tree["node"], tree["op"]) == ("boolop", "and")
+    assert tree["values"][1]["ops"] == ["<"]
+    assert tree["values"][1]["comparators"] == [{"node": "constant", "value": 0}]
     field = next(
         i for i in record["inputs"] if i["name"] == "encoder_cudagraph_max_vision_items_per_batch"
     )
@@ -100,7 +104,16 @@ def test_piecewise_backend_error_has_its_hole(vllm: tuple[Path, Store]) -> None:
     record = show(vllm[0], "Invalid backend for piecewise compilation: {self.backend}")
     assert record["message"]["parts"] == [
         {"text": "Invalid backend for piecewise compilation: "},
-        {"hole": "self.backend", "conversion": None, "format_spec": None},
+        {
+            "hole": "self.backend",
+            "conversion": None,
+            "format_spec": None,
+            "tree": {
+                "node": "attribute",
+                "value": {"node": "name", "id": "self"},
+                "attr": "backend",
+            },
+        },
     ]
     assert record["message"]["static"] is False
     assert record["location"]["line"] == 1029

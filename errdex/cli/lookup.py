@@ -205,7 +205,9 @@ def _print_conditions(site: ErrorSite) -> None:
     if site.guard:
         _heading("When")
         for guard in site.guard:
-            text = f"not ({guard.test})" if guard.negated else guard.test
+            text = guard.test
+            if guard.negated:  # what holds when the site fires: `x >= 0` for `not (x < 0)`
+                text = f"not ({text})" if guard.tree is None else guard.tree.negated().source()
             out.say(f"  {guard.kind:<10} {text}  ", (f"(line {guard.line})", "dim"))
     settings = [i for i in site.inputs if i.kind != "local"]
     if settings:

@@ -28,6 +28,7 @@ from errdex.explain.solutions import (
 from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
+from errdex.expr import Collection, Expr
 from errdex.extract import Extraction
 from errdex.extract.facts import FileFacts
 from errdex.extract.names import Names
@@ -171,10 +172,7 @@ def _caught_by_callers(
             called = _CALLED_IN_TRY.match(guard.raised_by or "") if guard.kind == "except" else None
             if called is None:
                 continue
-            types = {
-                t.strip().rsplit(".", 1)[-1]
-                for t in guard.test.split(" as ")[0].strip("() ").split(",")
-            }
+            types = {t.rsplit(".", 1)[-1] for t in _caught_types(guard.tree)}
             key = (_target(site, modules), called.group(1).rsplit(".", 1)[-1])
             handlers.setdefault(key, []).append((number, types))
     out: dict[int, Fix] = {}
@@ -467,6 +465,12 @@ def _field(cls: str, name: str, names: Names, index: KnobIndex, site: ErrorSite)
         access="internal" if private_name(member.name) or member.kind == "property" else "public",
     )
     return dataclasses.replace(item, knobs=index.knobs(item, site))
+
+
+def _caught_types(tree: Expr | None) -> list[str]:
+    """The classes an `except` guard names, as written: ["KeyError", "errors.Bad"]."""
+    items = tree.items if isinstance(tree, Collection) else () if tree is None else (tree,)
+    return [item.source() for item in items]
 
 
 def _guard_text(analysis: Analysis) -> str | None:

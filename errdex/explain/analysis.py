@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from errdex.explain.catalog import Catalog, ClassInfo
-from errdex.explain.conditions import Clause, clauses, code, parse_test
+from errdex.explain.conditions import Clause, clauses, code
+from errdex.expr import Constant, Expr, Membership
+from errdex.expr import target_source as _target
 from errdex.model import ErrorSite, Input
 
 MAX_CLAUSE_TEXT = 400  # beyond this, the source text says it better than prose
@@ -52,20 +54,21 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
         kind = guard.kind
         if kind in ("try", "finally", "with", "match"):
             continue
-        if kind == "while" and guard.test in ("True", "1"):
+        tree = guard.tree
+        if kind == "while" and isinstance(tree, Constant) and tree.value in (True, 1):
             continue  # `while True:` is a loop, not a condition
         if kind == "except":
             result.handled.append(guard.test)
             continue
-        if kind == "for":
-            target, _, iterable = guard.test.partition(" in ")
-            result.context.append(f"for each `{target}` in `{_short(iterable)}`")
+        if kind == "for" and isinstance(tree, Membership):
+            target, iterable = _target(tree.item), _short(tree.container.source())
+            result.context.append(f"for each `{target}` in `{iterable}`")
             continue
         if kind == "loop-exhausted":
-            target, found, iterable = guard.test.partition(" in ")
             result.context.append(
-                f"once no `{target}` in `{_short(iterable)}` made the loop return"
-                if found
+                f"once no `{_target(tree.item)}` in `{_short(tree.container.source())}` made"
+                " the loop return"
+                if isinstance(tree, Membership)
                 else f"once `while {_short(guard.test)}` stopped without returning"
             )
             continue
@@ -74,13 +77,13 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
             continue
         if kind == "early-exit" and (*where, guard.line) in catalog.raising_ifs:
             continue  # an earlier check of this function, one that raises
-        found = catalog.said(guard.test, not guard.negated, site.inputs, _read)
-        if found is None:
+        if tree is None:  # a record from before conditions were trees
             if kind != "asserted":  # an assert on the way that we cannot read adds nothing
                 result.unparsed.append(guard.test)
             continue
+        found = catalog.said(guard.test, tree, not guard.negated, site.inputs, _read)
         if kind == "assert":
-            result.expected = catalog.said(guard.test, True, site.inputs, _read) or []
+            result.expected = catalog.said(guard.test, tree, True, site.inputs, _read)
             result.failing = found
         if kind == "asserted":
             result.asserted.extend(found)
@@ -92,13 +95,10 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
     return result
 
 
-def _read(test: str, holds: bool, inputs: dict[str, Input]) -> list[Clause] | None:
-    node = parse_test(test)
-    if node is None:
-        return None
-    found = clauses(node, inputs, holds=holds)
+def _read(tree: Expr, holds: bool, inputs: dict[str, Input]) -> list[Clause]:
+    found = clauses(tree, inputs, holds=holds)
     if sum(len(c.text) for c in found) > MAX_CLAUSE_TEXT:
-        shown = code(node)
+        shown = code(tree)
         found = [Clause(text=f"{shown} is true" if holds else f"{shown} is false")]
     return found
 

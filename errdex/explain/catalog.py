@@ -8,11 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from errdex.expr import Expr
 from errdex.extract import Extraction
 from errdex.extract.facts import ClassFact, FileFacts
 from errdex.model import ErrorSite, Input
 
-Reader = Callable[[str, bool, dict[str, Input]], Any]
+Reader = Callable[[Expr, bool, dict[str, Input]], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +45,16 @@ class Catalog:
         self._said: dict[tuple[str, bool, tuple[Input, ...]], Any] = {}
         self._docs: dict[tuple[str, str], str | None] = {}
 
-    def said(self, test: str, holds: bool, inputs: tuple[Input, ...], read: Reader) -> Any:
-        """`read(test, holds, inputs)`, remembered: sites of one function share guards."""
+    def said(
+        self, test: str, tree: Expr, holds: bool, inputs: tuple[Input, ...], read: Reader
+    ) -> Any:
+        """`read(tree, holds, inputs)`, remembered by the test's source text: sites of one
+        function share guards."""
         # an environment variable read in place is named in the test, quoted either way
         used = tuple(i for i in inputs if (i.name if i.kind == "env" else i.expr) in test)
         key = (test, holds, used)
         if key not in self._said:
-            self._said[key] = read(test, holds, {i.expr: i for i in used})
+            self._said[key] = read(tree, holds, {i.expr: i for i in used})
         return self._said[key]
 
     def owner_class(self, site: ErrorSite) -> ClassInfo | None:

@@ -1,34 +1,46 @@
-# Guard conditions as plain English. A guard's `test` is source text we extracted
-# ourselves; it is parsed (never evaluated) into an expression tree and rendered three
-# ways: a clause ("`x` is negative"), a noun phrase ("a negative `x`") for "what it
-# means", and the fix that makes it false ("Set `x` to 0 or more") for "solutions".
+# Guard conditions as plain English. A guard's condition comes as the expression tree
+# extract built (errdex.expr), never as text to parse again, and is said three ways: a
+# clause ("`x` is negative"), a noun phrase ("a negative `x`") for "what it means", and
+# the fix that makes it false ("Set `x` to 0 or more") for "solutions". The tree says
+# the literal English of each operator; this module adds what the inputs tell (a
+# boolean is on or off, a default, a platform check, a fix a user can make).
 from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from errdex.expr import (
+    FACTOR,
+    FLIP,
+    MIRROR,
+    Attribute,
+    BoolOp,
+    Call,
+    Collection,
+    Compare,
+    CompareOp,
+    Constant,
+    Expr,
+    IsInstance,
+    Membership,
+    Name,
+    Not,
+    Opaque,
+    Subscript,
+    assigned,
+    compare_phrase,
+    length_phrase,
+    listing,
+    named,
+    value_text,
+)
+from errdex.expr import root as _root
 from errdex.model import Input
 
-MAX_CODE = 70  # longer expressions are shortened in prose
-
-_FLIP = {
-    ast.Lt: ast.GtE,
-    ast.LtE: ast.Gt,
-    ast.Gt: ast.LtE,
-    ast.GtE: ast.Lt,
-    ast.Eq: ast.NotEq,
-    ast.NotEq: ast.Eq,
-    ast.Is: ast.IsNot,
-    ast.IsNot: ast.Is,
-    ast.In: ast.NotIn,
-    ast.NotIn: ast.In,
-}
-_MIRROR = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
 _PLATFORMS = {
     "cuda": "CUDA",
     "rocm": "ROCm",
@@ -58,6 +70,9 @@ class Clause:
     shown: str | None = None  # how `fix` names the subject ("`max_items`")
     example: str | None = None  # a value (Python literal) that makes the clause false
     root: str | None = None  # the name an attribute or item read starts from (`x` of `x.a`)
+    # the environment variable the condition reads: its name for `envs.NAME`, "" for one
+    # read through os.environ / os.getenv; None when it reads none
+    env: str | None = None
 
     def fix_naming(self, name: str) -> str | None:
         """`fix` with the subject named `name` instead (a knob, a constructor parameter)."""
@@ -69,32 +84,32 @@ class Clause:
 Inputs = Mapping[str, Input]  # by expression as written ("self.x", "x")
 
 
-@lru_cache(maxsize=16384)
-def parse_test(test: str) -> ast.expr | None:
-    """The expression tree of a guard's source text, or None when it is not one."""
+@lru_cache(maxsize=4096)
+def parse_input(text: str) -> ast.expr | None:
+    """The expression of an input's text (its default or the expression it is read as),
+    which extract keeps as text; or None. A guard's condition is never read this way:
+    it comes as a tree (`Guard.tree`)."""
     try:
-        return ast.parse(test, mode="eval").body
+        return ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError):
         return None
 
 
-def clauses(node: ast.expr, inputs: Inputs, *, holds: bool = True) -> list[Clause]:
+def clauses(node: Expr, inputs: Inputs, *, holds: bool = True) -> list[Clause]:
     """The top-level conjuncts of `node` (or of its negation when `holds` is False)."""
     split = _SPLIT.get(type(node).__name__)
     found = None if split is None else split(node, inputs, holds)
     return [say(node, inputs, holds)] if found is None else found
 
 
-def _split_not(node: ast.UnaryOp, inputs: Inputs, holds: bool) -> list[Clause] | None:
+def _split_not(node: Not, inputs: Inputs, holds: bool) -> list[Clause] | None:
     """`not x` splits as `x` with `holds` turned over."""
-    if isinstance(node.op, ast.Not):
-        return clauses(node.operand, inputs, holds=not holds)
-    return None
+    return clauses(node.operand, inputs, holds=not holds)
 
 
-def _split_bool(node: ast.BoolOp, inputs: Inputs, holds: bool) -> list[Clause] | None:
+def _split_bool(node: BoolOp, inputs: Inputs, holds: bool) -> list[Clause] | None:
     """`a and b` holding (or `a or b` failing) is one conjunct per operand."""
-    if isinstance(node.op, ast.And) != holds:
+    if (node.op == "and") != holds:
         return None
     out: list[Clause] = []
     for value in node.values:
@@ -102,49 +117,58 @@ def _split_bool(node: ast.BoolOp, inputs: Inputs, holds: bool) -> list[Clause] |
     return out
 
 
-def _split_chain(node: ast.Compare, inputs: Inputs, holds: bool) -> list[Clause] | None:
+def _split_chain(node: Compare, inputs: Inputs, holds: bool) -> list[Clause] | None:
     """`a < b < c` is `a < b` and `b < c`; failing, it is one clause of the two or-ed."""
     if len(node.ops) < 2:
         return None
-    left = node.left
-    pairs: list[Clause] = []
-    for op, right in zip(node.ops, node.comparators, strict=True):
-        pairs.append(say(ast.Compare(left=left, ops=[op], comparators=[right]), inputs, holds))
-        left = right
+    pairs = [say(pair, inputs, holds) for pair in node.pairs()]
     return pairs if holds else [_joined(pairs, "or")]
 
 
 # Expressions that may be more than one conjunct, by node type name; any other
 # expression (and these when they do not split) is a single clause.
 _SPLIT: dict[str, Callable[[Any, Inputs, bool], list[Clause] | None]] = {
-    "UnaryOp": _split_not,
+    "Not": _split_not,
     "BoolOp": _split_bool,
     "Compare": _split_chain,
 }
 
 
-def say(node: ast.expr, inputs: Inputs, holds: bool = True) -> Clause:
+def say(node: Expr, inputs: Inputs, holds: bool = True) -> Clause:
     """One clause for `node` being true (or false when `holds` is False)."""
     handler = _SAY.get(type(node).__name__, _truthy)  # any other expression: its truth
-    return handler(node, inputs, holds)
+    found = handler(node, inputs, holds)
+    if found.env is None and type(node).__name__ not in _COMBINED:
+        env = _env(node)
+        if env is not None:
+            found = dataclasses.replace(found, env=env)
+    return found
 
 
-def _say_unary(node: ast.UnaryOp, inputs: Inputs, holds: bool) -> Clause:
-    if isinstance(node.op, ast.Not):
-        return say(node.operand, inputs, not holds)
-    return _truthy(node, inputs, holds)  # `-x`, `~x`: read for their truth value
+_COMBINED = frozenset({"Not", "BoolOp"})  # said through the clauses of their parts
 
 
-def _say_bool(node: ast.BoolOp, inputs: Inputs, holds: bool) -> Clause:
-    conj = isinstance(node.op, ast.And) == holds
+def _say_not(node: Not, inputs: Inputs, holds: bool) -> Clause:
+    return say(node.operand, inputs, not holds)
+
+
+def _say_bool(node: BoolOp, inputs: Inputs, holds: bool) -> Clause:
+    conj = (node.op == "and") == holds
     parts = [say(v, inputs, holds) for v in node.values]
     return _joined(parts, "and" if conj else "or")
 
 
-def _say_compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
+def _say_compare(node: Compare, inputs: Inputs, holds: bool) -> Clause:
     if len(node.ops) > 1:
         return _joined(clauses(node, inputs, holds=holds), "and" if holds else "or")
-    return _compare(node, inputs, holds)
+    return _compare(node.left, node.ops[0], node.comparators[0], inputs, holds)
+
+
+def _say_membership(node: Membership, inputs: Inputs, holds: bool) -> Clause:
+    if isinstance(node.item, Constant):
+        return _contains(node.container, node.item, holds != node.negative, inputs)
+    op: CompareOp = "not in" if node.negative else "in"
+    return _compare(node.item, op, node.container, inputs, holds)
 
 
 def _joined(parts: list[Clause], word: str) -> Clause:
@@ -157,94 +181,63 @@ def _joined(parts: list[Clause], word: str) -> Clause:
     return Clause(text=text)
 
 
-def source(node: ast.expr) -> str:
-    """The source text of an expression; names and attribute chains without unparse."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        chain = [node.attr]
-        value = node.value
-        while isinstance(value, ast.Attribute):
-            chain.append(value.attr)
-            value = value.value
-        if isinstance(value, ast.Name):
-            chain.append(value.id)
-            return ".".join(reversed(chain))
-    return ast.unparse(node)
+code = named  # how prose names an expression: `self.x` as `x`, long ones shortened
 
 
-def code(node: ast.expr) -> str:
-    """How an expression is named in prose: `self.x` as `x`, long ones shortened."""
-    text = source(node)
-    for prefix in ("self.", "cls."):
-        if text.startswith(prefix) and text[len(prefix) :].isidentifier():
-            text = text[len(prefix) :]
-    if len(text) > MAX_CODE:
-        text = text[: MAX_CODE - 1].rsplit(" ", 1)[0] + "…"
-    return f"`{text}`"
-
-
-def _value(node: ast.expr) -> str:
-    if isinstance(node, ast.Constant):
-        return repr(node.value) if isinstance(node.value, str) else str(node.value)
-    return code(node)
-
-
-def _listing(node: ast.expr) -> str | None:
-    """'a', 'b' or 'c' for a literal list/tuple/set, else None."""
-    if not isinstance(node, ast.List | ast.Tuple | ast.Set):
-        return None
-    items = [_value(e) for e in node.elts]
-    if not items:
-        return "nothing"
-    if len(items) > 8:
-        items = [*items[:8], "…"]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
-
-
-def _subject(node: ast.expr, inputs: Inputs) -> Input | None:
-    """The input `node` reads as a whole: a name, an attribute chain, or a call or item
-    read that is one (`os.environ.get("X")`)."""
-    if isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
-        return inputs.get(source(node))
+def _env(node: Expr) -> str | None:
+    """The environment variable `node` reads: `envs.NAME` (its name), or a read through
+    os.environ / os.getenv ("")."""
+    for sub in node.walk():
+        if isinstance(sub, Attribute) and isinstance(sub.value, Name):
+            if sub.value.id == "envs" and _is_env_name(sub.attr):
+                return sub.attr
+            if sub.value.id == "os" and sub.attr in ("environ", "getenv"):
+                return ""
+        if isinstance(sub, Name) and sub.id == "getenv":
+            return ""
     return None
 
 
-def _own(node: ast.expr, inputs: Inputs) -> bool:
+def _is_env_name(name: str) -> bool:
+    return name[:1].isupper() and all(c.isupper() or c.isdigit() or c == "_" for c in name)
+
+
+def _subject(node: Expr, inputs: Inputs) -> Input | None:
+    """The input `node` reads as a whole: a name, an attribute chain, or a call or item
+    read that is one (`os.environ.get("X")`)."""
+    node = assigned(node)  # `(x := f())` is `x`
+    if isinstance(node, Name | Attribute | Call | Subscript):
+        return inputs.get(node.source())
+    return None
+
+
+def _own(node: Expr, inputs: Inputs) -> bool:
     """Whether an expression reads what only the library has: a private name, or an input
     no user sets (a variable the function computes, a private function's parameter)."""
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name | ast.Attribute):
-            found = inputs.get(source(sub))
+    for sub in node.walk():
+        if isinstance(sub, Name | Attribute):
+            found = inputs.get(sub.source())
             if found is not None and found.access == "internal" and not found.knobs:
                 return True
     return False
-
-
-def _root(node: ast.expr) -> str | None:
-    """`x` of `x.a.b`, `x[0].c` or `x.f()`: the name a read starts from."""
-    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
 
 
 def _is_bool(subject: Input | None) -> bool:
     return subject is not None and (subject.type == "bool" or subject.default in ("True", "False"))
 
 
-def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
-    left, op, right = node.left, type(node.ops[0]), node.comparators[0]
-    if isinstance(left, ast.Constant) and op in _MIRROR:
-        left, right, op = right, left, _MIRROR[op]
+def _compare(left: Expr, op: CompareOp, right: Expr, inputs: Inputs, holds: bool) -> Clause:
+    if isinstance(left, Constant) and op in MIRROR:
+        left, right, op = right, left, MIRROR[op]
     if not holds:
-        op = _FLIP[op]
-    if isinstance(left, ast.Call) and _call_name(left) == "len" and len(left.args) == 1:
+        op = FLIP[op]
+    if isinstance(left, Call) and left.name == "len" and len(left.args) == 1:
         return _length(left.args[0], op, right, inputs)
-    if isinstance(left, ast.Constant) and op in (ast.In, ast.NotIn):
-        return _contains(right, left, op is ast.In, inputs)
+    if isinstance(left, Constant) and op in ("in", "not in"):
+        return _contains(right, left, op == "in", inputs)
     subject = _subject(left, inputs)
-    name, value = code(left), _value(right)
-    bound = value if isinstance(right, ast.Constant) else None
+    name, value = code(left), value_text(right)
+    bound = value if isinstance(right, Constant) else None
     text, noun, fix = _comparison_phrase(op, right, name, value, _own(right, inputs))
     at_default = _at_default(subject, op, right)
     return Clause(
@@ -261,118 +254,99 @@ def _compare(node: ast.Compare, inputs: Inputs, holds: bool) -> Clause:
 
 
 def _comparison_phrase(
-    op: type[ast.cmpop], right: ast.expr, name: str, value: str, own: bool = False
+    op: CompareOp, right: Expr, name: str, value: str, own: bool = False
 ) -> tuple[str, str, str]:
     """(clause, noun phrase, fix) for `name <op> right`, `value` being `right` in prose.
     `own`: `right` is the library's own (a private name, a value it computes), which a
     fix never names.
 
-    One table of all ten operators, so the three wordings of each stay side by side."""
-    listing = _listing(right)
-    elements = right.elts if isinstance(right, ast.List | ast.Tuple | ast.Set) else []
-    if own and not all(isinstance(e, ast.Constant) for e in elements):
-        listing = None  # `(1, pcp, tp * pcp)`: values the library computes
-    zero = isinstance(right, ast.Constant) and right.value == 0 and right.value is not False
+    The clause is the tree's own wording (errdex.expr.compare_phrase); one table of
+    the noun phrases and fixes of all ten operators, side by side."""
+    items = listing(right)
+    elements = right.items if isinstance(right, Collection) else ()
+    if own and not all(isinstance(e, Constant) for e in elements):
+        items = None  # `(1, pcp, tp * pcp)`: values the library computes
+    zero = isinstance(right, Constant) and right.value == 0 and right.value is not False
+    none = value == "None"
     # a container of the library's own (`self._registry`): a fix says what it holds,
     # never to change it
     hidden = own or any(
-        part.startswith("_") and not part.endswith("__") for part in ast.unparse(right).split(".")
+        part.startswith("_") and not part.endswith("__") for part in right.source().split(".")
     )
-    phrase: dict[type[ast.cmpop], tuple[str, str, str]] = {
-        # op: (clause, noun phrase, fix)
-        ast.Lt: (
-            "is negative" if zero else f"is less than {value}",
+    clause = compare_phrase(op, right, items or "")
+    phrase: dict[CompareOp, tuple[str, str]] = {
+        # op: (noun phrase, fix)
+        "<": (
             f"a negative {name}" if zero else f"a {name} below {value}",
             f"Set {name} to {value} or more",
         ),
-        ast.LtE: (
-            "is zero or negative" if zero else f"is at most {value}",
+        "<=": (
             f"a {name} of zero or less" if zero else f"a {name} of {value} or less",
             f"Set {name} to more than {value}",
         ),
-        ast.Gt: (
-            f"is greater than {value}",
-            f"a {name} above {value}",
-            f"Set {name} to {value} or less",
-        ),
-        ast.GtE: (
-            f"is {value} or more",
-            f"a {name} of {value} or more",
-            f"Set {name} to less than {value}",
-        ),
-        ast.Eq: (
-            f"is {value}",
-            f"{name} = {value}",
-            f"Set {name} to something other than {value}",
-        ),
-        ast.NotEq: (
-            f"is not {value}",
-            f"a {name} other than {value}",
-            f"Set {name} to {value}",
-        ),
-        ast.Is: (
-            "is None (not set)" if value == "None" else f"is {value}",
-            f"a missing {name} (None)" if value == "None" else f"{name} being {value}",
+        ">": (f"a {name} above {value}", f"Set {name} to {value} or less"),
+        ">=": (f"a {name} of {value} or more", f"Set {name} to less than {value}"),
+        "==": (f"{name} = {value}", f"Set {name} to something other than {value}"),
+        "!=": (f"a {name} other than {value}", f"Set {name} to {value}"),
+        "is": (
+            f"a missing {name} (None)" if none else f"{name} being {value}",
             f"Give {name} a value (it must not be None)"
-            if value == "None"
+            if none
             else f"Set {name} to something other than {value}",
         ),
-        ast.IsNot: (
-            "is set (not None)" if value == "None" else f"is not {value}",
-            f"a {name} that is set" if value == "None" else f"a {name} other than {value}",
-            f"Leave {name} unset (None)" if value == "None" else f"Set {name} to {value}",
+        "is not": (
+            f"a {name} that is set" if none else f"a {name} other than {value}",
+            f"Leave {name} unset (None)" if none else f"Set {name} to {value}",
         ),
-        ast.In: (
-            f"is one of {listing}" if listing else f"is in {value}",
-            f"{name} = {listing}" if listing else f"a {name} found in {value}",
-            f"Set {name} to a value other than {listing}"
-            if listing
+        "in": (
+            f"{name} = {items}" if items else f"a {name} found in {value}",
+            f"Set {name} to a value other than {items}"
+            if items
             else f"Set {name} to a value it does not hold yet"
             if hidden
             else f"Set {name} to a value not in {value}",
         ),
-        ast.NotIn: (
-            f"is not one of {listing}" if listing else f"is not in {value}",
-            f"a {name} other than {listing}" if listing else f"a {name} missing from {value}",
-            f"Set {name} to one of {listing}"
-            if listing
+        "not in": (
+            f"a {name} other than {items}" if items else f"a {name} missing from {value}",
+            f"Set {name} to one of {items}"
+            if items
             else f"Set {name} to one of the values it knows"
             if hidden
             else f"Set {name} to one of the values in {value}",
         ),
     }
-    if op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is True:
-        return "is true", f"{name} turned on", f"Turn {name} off (False)"
-    if op in (ast.Eq, ast.Is) and isinstance(right, ast.Constant) and right.value is False:
-        return "is false", f"{name} turned off", f"Turn {name} on (True)"
-    if hidden and op in _OWN_BOUND and not isinstance(right, ast.Constant):
-        clause, noun, _ = phrase[op]
+    if op in ("==", "is") and isinstance(right, Constant) and right.value is True:
+        return clause, f"{name} turned on", f"Turn {name} off (False)"
+    if op in ("==", "is") and isinstance(right, Constant) and right.value is False:
+        return clause, f"{name} turned off", f"Turn {name} on (True)"
+    noun, fix = phrase[op]
+    if hidden and op in _OWN_BOUND and not isinstance(right, Constant):
         return clause, noun, _OWN_BOUND[op].format(name=name)
-    return phrase[op]
+    return clause, noun, fix
 
 
 # Fixes against a bound the library computes or keeps private: what direction to move,
 # never the bound's name.
-_OWN_BOUND: dict[type[ast.cmpop], str] = {
-    ast.Lt: "Set {name} higher: the check wants it at least a limit the library computes",
-    ast.LtE: "Set {name} higher: the check wants it above a limit the library computes",
-    ast.Gt: "Set {name} lower: the check wants it at most a limit the library computes",
-    ast.GtE: "Set {name} lower: the check wants it below a limit the library computes",
-    ast.Eq: "Set {name} to another value: the one the library computes is refused",
-    ast.NotEq: "Set {name} to the value the library computes for it",
+_OWN_BOUND: dict[CompareOp, str] = {
+    "<": "Set {name} higher: the check wants it at least a limit the library computes",
+    "<=": "Set {name} higher: the check wants it above a limit the library computes",
+    ">": "Set {name} lower: the check wants it at most a limit the library computes",
+    ">=": "Set {name} lower: the check wants it below a limit the library computes",
+    "==": "Set {name} to another value: the one the library computes is refused",
+    "!=": "Set {name} to the value the library computes for it",
 }
 
-_APPLY: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
-    ast.Lt: lambda a, b: bool(a < b),
-    ast.LtE: lambda a, b: bool(a <= b),
-    ast.Gt: lambda a, b: bool(a > b),
-    ast.GtE: lambda a, b: bool(a >= b),
-    ast.Eq: lambda a, b: bool(a == b),
-    ast.NotEq: lambda a, b: bool(a != b),
-    ast.Is: lambda a, b: a is b if b is None or isinstance(b, bool) else bool(a == b),
-    ast.IsNot: lambda a, b: a is not b if b is None or isinstance(b, bool) else bool(a != b),
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
+_APPLY: dict[CompareOp, Callable[[Any, Any], bool]] = {
+    "<": lambda a, b: bool(a < b),
+    "<=": lambda a, b: bool(a <= b),
+    ">": lambda a, b: bool(a > b),
+    ">=": lambda a, b: bool(a >= b),
+    "==": lambda a, b: bool(a == b),
+    "!=": lambda a, b: bool(a != b),
+    "is": lambda a, b: a is b if b is None or isinstance(b, bool) else bool(a == b),
+    "is not": lambda a, b: a is not b if b is None or isinstance(b, bool) else bool(a != b),
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
 }
 
 
@@ -386,22 +360,40 @@ def literal(text: str | None) -> tuple[bool, Any]:
         return False, None
 
 
-def _at_default(subject: Input | None, op: type[ast.cmpop], right: ast.expr) -> bool | None:
+class _NotLiteral(Exception):
+    pass
+
+
+def _literal_value(node: Expr) -> Any:
+    """The value of a literal tree: a constant, a negative number, a display of them."""
+    if isinstance(node, Constant):
+        return node.value
+    if isinstance(node, Collection):
+        values = [_literal_value(i) for i in node.items]
+        return {"list": list, "tuple": tuple, "set": set}[node.kind](values)
+    if isinstance(node, Opaque) and node.precedence == FACTOR and len(node.parts) == 1:
+        number = _literal_value(node.parts[0])  # `-1`, `+2`
+        if node.text[:1] in "-+" and type(number) in (int, float):
+            return -number if node.text[0] == "-" else number
+    raise _NotLiteral
+
+
+def _at_default(subject: Input | None, op: CompareOp, right: Expr) -> bool | None:
     if subject is None:
         return None
     known, default = literal(subject.default)
     if not known:
         return None
     try:
-        return _APPLY[op](default, ast.literal_eval(right))
-    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return _APPLY[op](default, _literal_value(right))
+    except (_NotLiteral, TypeError):
         return None
 
 
-def _contains(container: ast.expr, item: ast.Constant, holds: bool, inputs: Inputs) -> Clause:
+def _contains(container: Expr, item: Constant, holds: bool, inputs: Inputs) -> Clause:
     """`"a" in mode`: a clause on `mode`, the input that holds (or lacks) the literal."""
     subject = _subject(container, inputs)
-    name, value = code(container), _value(item)
+    name, value = code(container), value_text(item)
     text = f"{name} contains {value}" if holds else f"{name} does not contain {value}"
     fix = f"Use a {name} without {value}" if holds else f"Use a {name} that contains {value}"
     return Clause(
@@ -416,7 +408,7 @@ def _contains(container: ast.expr, item: ast.Constant, holds: bool, inputs: Inpu
 
 
 def _example(
-    subject: Input | None, op: type[ast.cmpop], right: ast.expr, at_default: bool | None
+    subject: Input | None, op: CompareOp, right: Expr, at_default: bool | None
 ) -> str | None:
     """A value that makes `subject <op> right` false: the default when it does, else one
     from the bound (`x < 0`: 0; `x <= 4`: 5; `x not in ("a", "b")`: "a")."""
@@ -424,31 +416,31 @@ def _example(
         return None
     if at_default is False and subject.default is not None and literal(subject.default)[0]:
         return subject.default
-    if isinstance(right, ast.Constant) and isinstance(right.value, bool):
-        return repr(not right.value) if op in (ast.Eq, ast.Is) else repr(right.value)
-    if isinstance(right, ast.Constant) and not isinstance(right.value, bool | type(None)):
+    if isinstance(right, Constant) and isinstance(right.value, bool):
+        return repr(not right.value) if op in ("==", "is") else repr(right.value)
+    if isinstance(right, Constant) and right.value is not None:
         bound = right.value
-        if op in (ast.Lt, ast.Gt, ast.NotEq):
+        if op in ("<", ">", "!="):
             return repr(bound)
-        if isinstance(bound, int) and op in (ast.LtE, ast.GtE):
-            return repr(bound + 1 if op is ast.LtE else bound - 1)
+        if isinstance(bound, int) and op in ("<=", ">="):
+            return repr(bound + 1 if op == "<=" else bound - 1)
         return None
-    if op is ast.NotIn and isinstance(right, ast.List | ast.Tuple | ast.Set) and right.elts:
-        first = right.elts[0]
-        return repr(first.value) if isinstance(first, ast.Constant) else None
-    if op is ast.IsNot and isinstance(right, ast.Constant) and right.value is None:
+    if op == "not in" and isinstance(right, Collection) and right.items:
+        first = right.items[0]
+        return repr(first.value) if isinstance(first, Constant) else None
+    if op == "is not" and isinstance(right, Constant) and right.value is None:
         return "None"
     return None
 
 
-def _length(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inputs) -> Clause:
+def _length(target: Expr, op: CompareOp, right: Expr, inputs: Inputs) -> Clause:
     """`len(x) <op> n`; against a number the library computes or keeps private, the fix
     says which way to go without naming it."""
     base = _length_plain(target, op, right, inputs)
-    private = any(p.startswith("_") for p in ast.unparse(right).split("."))
-    if isinstance(right, ast.Constant) or not (private or _own(right, inputs)):
+    private = any(p.startswith("_") for p in right.source().split("."))
+    if isinstance(right, Constant) or not (private or _own(right, inputs)):
         return base
-    way = "more" if op in (ast.Lt, ast.LtE) else "fewer" if op in (ast.Gt, ast.GtE) else None
+    way = "more" if op in ("<", "<=") else "fewer" if op in (">", ">=") else None
     fix = (
         f"Give {base.shown} {way} items: the check compares its length with a number the"
         " library computes"
@@ -458,27 +450,25 @@ def _length(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inpu
     return dataclasses.replace(base, fix=fix if base.subject is not None else None, bound=None)
 
 
-def _length_plain(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs: Inputs) -> Clause:
-    name, value = code(target), _value(right)
+def _length_plain(target: Expr, op: CompareOp, right: Expr, inputs: Inputs) -> Clause:
+    name, value = code(target), value_text(right)
     subject = _subject(target, inputs)
-    n = right.value if isinstance(right, ast.Constant) and isinstance(right.value, int) else None
-    table: dict[type[ast.cmpop], tuple[str, str]] = {
-        ast.Lt: (f"has fewer than {value} items", f"Give {name} at least {value} items"),
-        ast.LtE: (f"has at most {value} items", f"Give {name} more than {value} items"),
-        ast.Gt: (f"has more than {value} items", f"Give {name} at most {value} items"),
-        ast.GtE: (f"has {value} or more items", f"Give {name} fewer than {value} items"),
-        ast.Eq: (f"has exactly {value} items", f"Give {name} other than {value} items"),
-        ast.NotEq: (f"does not have exactly {value} items", f"Give {name} exactly {value} items"),
+    n = right.value if isinstance(right, Constant) and type(right.value) is int else None
+    fixes: dict[CompareOp, str] = {
+        "<": f"Give {name} at least {value} items",
+        "<=": f"Give {name} more than {value} items",
+        ">": f"Give {name} at most {value} items",
+        ">=": f"Give {name} fewer than {value} items",
+        "==": f"Give {name} other than {value} items",
+        "!=": f"Give {name} exactly {value} items",
     }
-    if n == 0 and op in (ast.Eq, ast.LtE):
-        text, fix = "is empty", f"Give {name} at least one item"
-    elif n == 0 and op in (ast.NotEq, ast.Gt):
-        text, fix = "is not empty", f"Leave {name} empty"
-    elif op in table:
-        text, fix = table[op]
+    if n == 0 and op in ("==", "<="):
+        fix = f"Give {name} at least one item"
+    elif n == 0 and op in ("!=", ">"):
+        fix = f"Leave {name} empty"
     else:
-        verb = "is" if op in (ast.In, ast.Is) else "is not"
-        text, fix = f"length {verb} {value}", f"Change the length of {name}"
+        fix = fixes.get(op, f"Change the length of {name}")
+    text = length_phrase(op, right)
     return Clause(
         text=f"{name} {text}",
         subject=subject,
@@ -490,114 +480,61 @@ def _length_plain(target: ast.expr, op: type[ast.cmpop], right: ast.expr, inputs
     )
 
 
-def _call_name(node: ast.Call) -> str:
-    func = node.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
-
-
-def _call(node: ast.Call, inputs: Inputs, holds: bool) -> Clause:
-    name = _call_name(node)
-    special = _CALLS.get(name)
-    found = None if special is None else special(node, name, inputs, holds)
-    if found is not None:
-        return found
+def _call(node: Call, inputs: Inputs, holds: bool) -> Clause:
+    name = node.name
+    words = node.own_words(holds)  # `hasattr(x, "a")`, `any(...)`, `s.startswith(p)`
+    if words is not None:
+        found = _affix(node, holds, inputs) if name in ("startswith", "endswith") else None
+        return Clause(text=words) if found is None else found
     platform = _platform(name)
-    shown = code(node)
     if platform is not None:
         text = f"the platform is {platform}" if holds else f"the platform is not {platform}"
-        return Clause(text=f"{text} ({shown})", platform=platform, on_platform=holds, call=name)
-    text = f"{shown} returns true" if holds else f"{shown} returns false"
-    return Clause(text=text, call=name)
+        return Clause(
+            text=f"{text} ({code(node)})", platform=platform, on_platform=holds, call=name
+        )
+    return Clause(text=node.said(holds), call=name)  # "`f(x)` returns true"
 
 
-def _isinstance(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | None:
-    args = node.args
-    if len(args) != 2:
-        return None
-    kinds = _listing(args[1]) or code(args[1])
-    kinds = kinds.replace("'", "")
-    target = code(args[0])
-    private = any(p.startswith("_") for p in re.findall(r"[\w.]+", kinds.replace(".", " ")))
-    subject = None if private else _subject(args[0], inputs)  # a private type: not for users
+def _isinstance(node: IsInstance, inputs: Inputs, holds: bool) -> Clause:
+    kinds, target = node.kinds(), code(node.target)
+    private = any(part.startswith("_") for name in node.type_names() for part in name.split("."))
+    subject = None if private else _subject(node.target, inputs)  # a private type: not for users
     if holds:
         return Clause(
-            text=f"{target} is of type {kinds}",
+            text=node.said(True),
             subject=subject,
             noun=f"a {target} of type {kinds}",
             fix=f"Pass {target} as something other than {kinds}" if subject else None,
             shown=target,
-            root=_root(args[0]),
+            root=_root(node.target),
         )
     return Clause(
-        text=f"{target} is not of type {kinds}",
+        text=node.said(False),
         subject=subject,
         noun=f"a {target} that is not of type {kinds}",
         fix=f"Pass a value of type {kinds} as {target}" if subject else None,
         shown=target,
-        root=_root(args[0]),
+        root=_root(node.target),
     )
 
 
-def _hasattr(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | None:
-    args = node.args
-    if len(args) < 2:
+def _affix(node: Call, holds: bool, inputs: Inputs) -> Clause | None:
+    if not isinstance(node.func, Attribute) or not node.args:
         return None
-    attr = _value(args[1])
-    verb = "has" if holds else "has no"
-    return Clause(text=f"{code(args[0])} {verb} attribute {attr}")
-
-
-def _any_all(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | None:
-    if len(node.args) != 1:
-        return None
-    inner = node.args[0]
-    body = code(inner)
-    if isinstance(inner, ast.GeneratorExp | ast.ListComp) and len(inner.generators) == 1:
-        gen = inner.generators[0]
-        body = f"{code(gen.iter)} (checking {code(inner.elt)})"
-    if name == "any":
-        text = f"some item of {body} passes" if holds else f"no item of {body} passes"
-    else:
-        text = f"every item of {body} passes" if holds else f"some item of {body} fails"
-    return Clause(text=text)
-
-
-def _affix(node: ast.Call, name: str, inputs: Inputs, holds: bool) -> Clause | None:
-    if not isinstance(node.func, ast.Attribute) or not node.args:
-        return None
-    verb = "starts" if name == "startswith" else "ends"
+    verb = "starts" if node.name == "startswith" else "ends"
     target = code(node.func.value)
-    affix = _listing(node.args[0]) or _value(node.args[0])
+    affix = listing(node.args[0]) or value_text(node.args[0])
     subject = _subject(node.func.value, inputs)
-    text = f"{target} {verb} with {affix}"
     fix = f"Use a {target} that does not {verb[:-1]} with {affix}"
     if not holds:
-        text = f"{target} does not {verb[:-1]} with {affix}"
         fix = f"Use a {target} that {verb} with {affix}"
     return Clause(
-        text=text,
+        text=node.said(holds),
         subject=subject,
         fix=fix if subject is not None else None,
         shown=target,
         root=_root(node.func.value),
     )
-
-
-# Calls said in their own words, by the name called; None from one (the wrong number
-# of arguments, say) and any other call is said as "`f(x)` returns true".
-_CALLS: dict[str, Callable[[ast.Call, str, Inputs, bool], Clause | None]] = {
-    "isinstance": _isinstance,
-    "hasattr": _hasattr,
-    "getattr": _hasattr,
-    "any": _any_all,
-    "all": _any_all,
-    "startswith": _affix,
-    "endswith": _affix,
-}
 
 
 def _platform(name: str) -> str | None:
@@ -606,7 +543,7 @@ def _platform(name: str) -> str | None:
     return None
 
 
-def _truthy(node: ast.expr, inputs: Inputs, holds: bool) -> Clause:
+def _truthy(node: Expr, inputs: Inputs, holds: bool) -> Clause:
     subject = _subject(node, inputs)
     name = code(node)
     known, default = literal(subject.default if subject is not None else None)
@@ -623,7 +560,7 @@ def _truthy(node: ast.expr, inputs: Inputs, holds: bool) -> Clause:
             root=_root(node),
         )
     return Clause(
-        text=f"{name} is set" if holds else f"{name} is empty or unset",
+        text=node.said(holds),
         subject=subject,
         noun=f"a non-empty {name}" if holds else f"an empty or missing {name}",
         fix=(f"Leave {name} empty or unset" if holds else f"Give {name} a non-empty value")
@@ -637,19 +574,18 @@ def _truthy(node: ast.expr, inputs: Inputs, holds: bool) -> Clause:
 
 # How each kind of expression is said, by node type name; see `say` for the rest.
 _SAY: dict[str, Callable[[Any, Inputs, bool], Clause]] = {
-    "UnaryOp": _say_unary,
+    "Not": _say_not,
     "BoolOp": _say_bool,
     "Compare": _say_compare,
+    "Membership": _say_membership,
     "Call": _call,
+    "IsInstance": _isinstance,
 }
 
 
-def plain(test: str, inputs: Inputs, *, holds: bool = True) -> list[Clause] | None:
-    """The conjuncts of a guard's test in English, or None when it does not parse."""
-    node = parse_test(test)
-    if node is None:
-        return None
-    return clauses(node, inputs, holds=holds)
+def plain(tree: Expr, inputs: Inputs, *, holds: bool = True) -> list[Clause]:
+    """The conjuncts of a guard's condition in English."""
+    return clauses(tree, inputs, holds=holds)
 
 
 def join_and(parts: list[Clause]) -> str:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 
 from errdex.explain.analysis import Analysis
+from errdex.expr import Call, Constant, Expr
 
+# what a called function's name says it checks (names from the tree, not prose)
 _VERSION = re.compile(r"version|newer|older|_at_least|_ge\b|_lt\b", re.I)
 _AVAILABLE = re.compile(r"^(has_|is_\w*(available|installed))|_available$|find_spec")
-_ENV = re.compile(r"\b(envs\.([A-Z][A-Z0-9_]+)|os\.environ|os\.getenv|getenv)\b")
 
 
 def common_situations(analysis: Analysis) -> list[str]:
@@ -64,21 +65,30 @@ def common_situations(analysis: Analysis) -> list[str]:
         ):
             variable = next(k.name for k in clause.subject.knobs if k.kind == "env")
             out.append(f"The environment variable `{variable}` is set so that {clause.text}")
-        elif " or " not in clause.text and (env := _ENV.search(clause.text)) is not None:
-            if env.group(2):
-                out.append(
-                    f"The environment variable `{env.group(2)}` is set so that {clause.text}"
-                )
-            else:
-                out.append(f"An environment variable is set so that {clause.text}")
+        elif clause.env:
+            out.append(f"The environment variable `{clause.env}` is set so that {clause.text}")
+        elif clause.env is not None:
+            out.append(f"An environment variable is set so that {clause.text}")
     for handled in analysis.handled:
         if "ImportError" in handled or "ModuleNotFoundError" in handled:
             out.append("An optional dependency is not installed (the import fails)")
     for guard in analysis.site.guard:
-        found = re.search(r"find_spec\(\s*['\"]([\w.]+)['\"]", guard.test)
-        if found:
-            out.append(f"The optional package `{found.group(1)}` is not installed")
+        for package in _found_specs(guard.tree):
+            out.append(f"The optional package `{package}` is not installed")
     return list(dict.fromkeys(out))
+
+
+def _found_specs(tree: Expr | None) -> list[str]:
+    """The packages a condition looks up with `find_spec("name")`."""
+    if tree is None:
+        return []
+    out: list[str] = []
+    for node in tree.walk():
+        if isinstance(node, Call) and node.name == "find_spec" and node.args:
+            first = node.args[0]
+            if isinstance(first, Constant) and isinstance(first.value, str):
+                out.append(first.value)
+    return out
 
 
 _NUMBERS = {3: "three", 4: "four", 5: "five", 6: "six"}

@@ -15,9 +15,10 @@ from functools import lru_cache
 
 from errdex.explain.access import private_name
 from errdex.explain.analysis import Analysis
-from errdex.explain.conditions import Clause, literal, parse_test
+from errdex.explain.conditions import Clause, literal, parse_input
 from errdex.explain.knobs import KnobIndex, usage
 from errdex.explain.title import display
+from errdex.expr import Membership, target_source
 from errdex.extract.facts import FileFacts
 from errdex.model import Fix, Hole, Input, Knob
 
@@ -527,7 +528,7 @@ def private_name_in(expr: str) -> bool:
 def _reads_own_state(local: Input, analysis: Analysis) -> bool:
     """Whether a local's value reads `self.x` (or calls `self.f(...)`) that is not a
     public input of the site."""
-    node = parse_test(local.default) if local.default else None
+    node = parse_input(local.default) if local.default else None
     if node is None:
         return False
     for sub in ast.walk(node):
@@ -541,7 +542,7 @@ def _reads_own_state(local: Input, analysis: Analysis) -> bool:
 
 def _mentions_only(expr: str, inputs: Sequence[Input]) -> bool:
     """Whether every name `expr` reads is one of `inputs` (or a call's function)."""
-    node = parse_test(expr)
+    node = parse_input(expr)
     if node is None:
         return False
     allowed = {i.expr.split(".")[0] for i in inputs}
@@ -758,7 +759,7 @@ def _missing_attributes(analysis: Analysis) -> list[Fix]:
         local = clause.subject
         if local is None or local.kind != "local" or not local.default:
             continue
-        node = parse_test(local.default)
+        node = parse_input(local.default)
         if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr"):
             continue
         attr = node.args[1] if len(node.args) >= 2 else None
@@ -882,10 +883,11 @@ def _public_inputs(analysis: Analysis) -> list[Fix]:
     ]
     if not public:
         return _from_constructor(analysis)
-    exhausted = [g for g in site.guard if g.kind == "loop-exhausted" and " in " in g.test]
+    exhausted = [g.tree for g in site.guard if g.kind == "loop-exhausted"]
+    loops = [t for t in exhausted if isinstance(t, Membership)]
     what = "this check rejects them"
-    if exhausted:
-        target, _, iterable = exhausted[-1].test.partition(" in ")
+    if loops:
+        target, iterable = target_source(loops[-1].item), loops[-1].container.source()
         names = [i for i in site.inputs if reads(iterable, i)]
         shown = all(i.access == "public" for i in names) and _mentions_only(iterable, names)
         what = "no item the loop goes through matched them"

@@ -2,13 +2,13 @@
 # unique within a package so that a list of errors tells them apart.
 from __future__ import annotations
 
-import ast
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from errdex.expr import Attribute, Call, Expr, Name
 from errdex.model import ErrorSite, Hole, Message
 
 MAX_TITLE = 80
@@ -17,31 +17,29 @@ _CLAUSE_END = re.compile(r"(?<=[a-z0-9)\]`'\"])(?:[.!?;]\s|\s\(|:\s|\s-\s)")
 _COMMA = re.compile(r",\s")
 
 
-def hole_name(expr: str) -> str:
-    """A readable name for a hole: `self.backend` -> backend, `len(xs)` -> len(xs)."""
-    try:
-        node: ast.expr | str = ast.parse(expr, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
-        return "value"
-    while not isinstance(node, str):
+def hole_name(tree: Expr | None) -> str:
+    """A readable name for a hole, from its tree: `self.backend` -> backend, `len(xs)` ->
+    len(xs); "value" when nothing names it (or the hole came with no tree)."""
+    node: Expr | str | None = tree
+    while node is not None and not isinstance(node, str):
         step = _NAME_STEP.get(type(node).__name__)
         if step is None:
             return "value"  # a literal, an operation, ...: nothing names it
         node = step(node)
-    return node
+    return "value" if node is None else node
 
 
-def _call_name(node: ast.Call) -> ast.expr | str:
+def _call_name(node: Call) -> Expr | str:
     """`len(xs)` and `type(x)` keep the call; a call that formats one value
     (`format_gib(needed)`, `str(x)`, `x.lower()`) names that value; else the function."""
     inner = node.args[0] if len(node.args) == 1 and not node.keywords else None
-    named = inner is not None and isinstance(inner, ast.Name | ast.Attribute)
-    if isinstance(node.func, ast.Name) and node.func.id in ("type", "len"):
+    named = inner is not None and isinstance(inner, Name | Attribute)
+    if isinstance(node.func, Name) and node.func.id in ("type", "len"):
         if inner is not None and named:
-            return f"{node.func.id}({hole_name(ast.unparse(inner))})"
+            return f"{node.func.id}({hole_name(inner)})"
     elif inner is not None and named:
         return inner
-    if not node.args and isinstance(node.func, ast.Attribute) and _FORMATTING.match(node.func.attr):
+    if not node.args and isinstance(node.func, Attribute) and _FORMATTING.match(node.func.attr):
         return node.func.value  # `name.lower()`, `path.strip()`: the value itself
     return node.func
 
@@ -51,7 +49,7 @@ _FORMATTING = re.compile(r"^(lower|upper|strip|lstrip|rstrip|title|casefold|capi
 
 # One step towards a hole's name, by node type name: the name itself, or the part of
 # the expression to look at next.
-_NAME_STEP: dict[str, Callable[[Any], ast.expr | str]] = {
+_NAME_STEP: dict[str, Callable[[Any], Expr | str]] = {
     # `type(x).__name__` names `type(x)`, `x.__class__` names `x`: a dunder says what of it
     "Attribute": lambda node: node.value if node.attr in _OF_VALUE else node.attr,
     "Name": lambda node: node.id,
@@ -65,7 +63,7 @@ def display(message: Message) -> str:
     """The message as a reader sees it, each hole as {name}."""
     out: list[str] = []
     for part in message.parts:
-        out.append("{" + hole_name(part.expr) + "}" if isinstance(part, Hole) else part.text)
+        out.append("{" + hole_name(part.tree) + "}" if isinstance(part, Hole) else part.text)
     return " ".join("".join(out).split())
 
 

@@ -21,7 +21,8 @@ def code_version(*paths: Path) -> str:
 
 
 # Cached facts made by other extractor code are not reused.
-EXTRACTOR_VERSION = code_version(Path(__file__).parent, Path(__file__).parent.parent / "model.py")
+_PACKAGE = Path(__file__).parent.parent
+EXTRACTOR_VERSION = code_version(Path(__file__).parent, _PACKAGE / "model.py", _PACKAGE / "expr.py")
 
 Outcome = FileFacts | str  # the facts, or why the file was skipped
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import string
+from dataclasses import replace
 
+from errdex.expr import Attribute, Call, Name
 from errdex.extract.facts import ArgFact
 from errdex.extract.render import Render
 from errdex.extract.templates import (
@@ -21,6 +23,7 @@ from errdex.extract.templates import (
     percent_parts,
     spec_text,
 )
+from errdex.extract.trees import field_tree, tree_of
 from errdex.model import Hole, Message, Part, Text
 
 # The hole for what the raise passes as the message: the first positional argument, as
@@ -164,7 +167,7 @@ def _read_init(
             elif _is_self_attr(target):
                 assert isinstance(target, ast.Attribute)
                 if isinstance(value, ast.Name) and value.id in params:
-                    attrs[target.attr] = [Hole(expr=value.id)]
+                    attrs[target.attr] = [Hole(expr=value.id, tree=Name(id=value.id))]
                 elif is_stringish(value) or _is_template_use(value):
                     attrs[target.attr] = list(builder.build(value).parts)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
@@ -180,11 +183,11 @@ def _read_init(
                 passes.extend(_base_arguments(stmt.value, builder))
             if passed is not None and message is None:
                 if isinstance(passed, ast.Name) and passed.id in params and passed.id not in env:
-                    message = [Hole(expr=passed.id)]
+                    message = [Hole(expr=passed.id, tree=Name(id=passed.id))]
                 else:
                     message = list(builder.build(passed).parts)
     for name in own_strings:
-        attrs.setdefault(name, [Hole(expr="self." + name)])
+        attrs.setdefault(name, [_self_hole(name)])
     return message, attrs
 
 
@@ -201,11 +204,11 @@ def _read_str(
         return None
     if any(isinstance(n, ast.Return) for s in body[:-1] for n in ast.walk(s)):
         return None  # returns along several branches: not one template
-    message: list[Part] = [Hole(expr=MESSAGE_HOLE)]
+    message: list[Part] = [Hole(expr=MESSAGE_HOLE, tree=field_tree(MESSAGE_HOLE))]
     if from_init is not None:
         message = from_init
     elif has_init:  # an __init__ that hands its base nothing we read: text unknown
-        message = [Hole(expr="super().__str__()")]
+        message = [Hole(expr="super().__str__()", tree=_SUPER_STR_CALL)]
     builder = _Builder({}, render, attrs, None, message=message)
     return list(builder.build(body[-1].value).parts)
 
@@ -245,7 +248,7 @@ class _Builder(TemplateBuilder):
             spec = None
             if isinstance(value.format_spec, ast.JoinedStr):
                 spec = spec_text(value.format_spec)
-            return [Hole(expr=mine[0].expr, conversion=conversion, format_spec=spec)]
+            return [replace(mine[0], conversion=conversion, format_spec=spec)]
         return super()._formatted(value)
 
     def parts_Attribute(self, node: ast.Attribute) -> list[Part] | None:
@@ -273,13 +276,13 @@ class _Builder(TemplateBuilder):
         ):
             # self.message.format(**kwargs): the attribute, filled by name at each raise
             assert isinstance(func.value, ast.Attribute)
-            return [Hole(expr="self." + func.value.attr, conversion=FORMATTED)]
+            return [_self_hole(func.value.attr, FORMATTED)]
         return super().parts_Call(node)
 
     def parts_BinOp(self, node: ast.BinOp) -> list[Part] | None:
         if isinstance(node.op, ast.Mod) and _is_self_attr(node.left):
             assert isinstance(node.left, ast.Attribute)
-            return [Hole(expr="self." + node.left.attr, conversion=PERCENT)]
+            return [_self_hole(node.left.attr, PERCENT)]
         return super().parts_BinOp(node)
 
 
@@ -347,12 +350,25 @@ def _base_arguments(call: ast.Call, builder: TemplateBuilder) -> list[ArgFact]:
         args = args[1:]
     if any(isinstance(a, ast.Starred) for a in args):
         return []
-    out = [ArgFact(keyword=None, template=builder.build(a), source=builder.render(a)) for a in args]
+    out = [_argument(None, a, builder) for a in args]
     for k in call.keywords:
         if k.arg is not None:
-            template = builder.build(k.value)
-            out.append(ArgFact(keyword=k.arg, template=template, source=builder.render(k.value)))
+            out.append(_argument(k.arg, k.value, builder))
     return out
+
+
+def _argument(keyword: str | None, node: ast.expr, builder: TemplateBuilder) -> ArgFact:
+    source = builder.render(node)
+    return ArgFact(keyword=keyword, template=builder.build(node), source=source, tree=tree_of(node))
+
+
+_SUPER_STR_CALL = Call(func=Attribute(value=Call(func=Name(id="super")), attr="__str__"))
+
+
+def _self_hole(attr: str, conversion: str | None = None) -> Hole:
+    """The hole `self.attr`, with its tree."""
+    tree = Attribute(value=Name(id="self"), attr=attr)
+    return Hole(expr="self." + attr, conversion=conversion, tree=tree)
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -376,5 +392,7 @@ def template_fields(text: str, style: str) -> list[Part]:
     for literal, field, spec, conversion in fields:
         out.append(Text(text=literal))
         if field is not None:
-            out.append(Hole(expr=field, conversion=conversion or None, format_spec=spec or None))
+            spec = spec or None
+            tree = field_tree(field)
+            out.append(Hole(expr=field, conversion=conversion or None, format_spec=spec, tree=tree))
     return out

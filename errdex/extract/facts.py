@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from errdex.expr import Expr
 from errdex.model import Guard, Input, Location, Message, SiteKind, Snippet
 
 
@@ -58,6 +59,7 @@ class ArgFact:
     keyword: str | None
     template: Message
     source: str
+    tree: Expr  # `source` as a tree
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,5 +1,6 @@
 # Guards: the conditions around a site, kept as AST nodes while the walk goes on and
-# turned into source text (and the names they read) only when a site needs them.
+# turned into source text, an expression tree and the names they read only when a site
+# needs them.
 from __future__ import annotations
 
 import ast
@@ -7,7 +8,9 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
+from errdex.expr import Expr, Membership, Name
 from errdex.extract.render import Render, unparse
+from errdex.extract.trees import tree_of
 from errdex.model import Guard, GuardKind
 
 # A name read by a guard or message: ("self", attr, expr) or ("name", id, expr).
@@ -65,6 +68,7 @@ class GuardInfo:
                 negated=self.negated,
                 line=self.line,
                 raised_by=raised_by,
+                tree=_GUARD_TREE[self.shape](self.node),
             )
         return self._guard
 
@@ -131,6 +135,22 @@ _GUARD_TEXT: dict[str, Callable[[Any, Render], str]] = {
     "except": _handler,
     "finally": lambda n, render: "",
     "case": _case,
+}
+
+
+def _handler_types(node: ast.ExceptHandler) -> Expr:
+    return Name(id="BaseException") if node.type is None else tree_of(node.type)
+
+
+# The tree of each shape of guard; the shapes whose test is no expression have none.
+_GUARD_TREE: dict[str, Callable[[Any], Expr | None]] = {
+    "test": tree_of,
+    "for": lambda n: Membership(item=tree_of(n.target), container=tree_of(n.iter)),
+    "except": _handler_types,
+    "with": lambda n: None,
+    "try": lambda n: None,
+    "finally": lambda n: None,
+    "case": lambda n: None,
 }
 
 

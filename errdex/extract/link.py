@@ -161,7 +161,7 @@ class Linker(Names):
             if part.conversion in (FORMATTED, PERCENT):
                 text = self._class_string(raiser, part.expr.removeprefix("self."))
                 if text is None:
-                    return [Hole(expr=part.expr)]
+                    return [Hole(expr=part.expr, tree=part.tree)]
                 fields = template_fields(text, part.conversion)
                 return [p for field in fields for p in filled(field)]
             if part.expr.startswith("self.") and "(" not in part.expr:
@@ -173,7 +173,14 @@ class Linker(Names):
                 return [part]
             if part.conversion is None and part.format_spec is None:
                 return list(arg.template.parts)
-            return [Hole(expr=arg.source, conversion=part.conversion, format_spec=part.format_spec)]
+            return [
+                Hole(
+                    expr=arg.source,
+                    conversion=part.conversion,
+                    format_spec=part.format_spec,
+                    tree=arg.tree,
+                )
+            ]
 
         parts = [p for part in recipe.parts for p in filled(part)]
         return Message(parts=merge(parts), source="exception-class")
@@ -344,6 +351,11 @@ def _fill(helper: HelperFact, template: Message, args: tuple[ArgFact, ...]) -> M
             parts.extend(arg.template.parts)
         else:
             parts.append(
-                Hole(expr=arg.source, conversion=part.conversion, format_spec=part.format_spec)
+                Hole(
+                    expr=arg.source,
+                    conversion=part.conversion,
+                    format_spec=part.format_spec,
+                    tree=arg.tree,
+                )
             )
     return Message(parts=merge(parts))

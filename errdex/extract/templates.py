@@ -7,7 +7,9 @@ import re
 import string
 from collections.abc import Callable, Mapping
 
+from errdex.expr import Name
 from errdex.extract.render import Render, unparse
+from errdex.extract.trees import field_tree, tree_of
 from errdex.model import Hole, Message, Part, Text
 
 MAX_VARIANTS = 6  # templates kept for one message built along different branches
@@ -150,7 +152,7 @@ class TemplateBuilder:
                 return None
         if not items:
             return None
-        around = Hole(expr=name)
+        around = Hole(expr=name, tree=Name(id=name))
         out: list[Variant] = []
         for item, line in items:
             parts = item.parts
@@ -173,7 +175,9 @@ class TemplateBuilder:
     def hole(self, node: ast.expr, conversion: str | None = None, spec: str | None = None) -> Hole:
         if self.on_hole is not None:
             self.on_hole(node)
-        return Hole(expr=self.render(node), conversion=conversion, format_spec=spec)
+        return Hole(
+            expr=self.render(node), conversion=conversion, format_spec=spec, tree=tree_of(node)
+        )
 
     def parts_Constant(self, node: ast.Constant) -> list[Part] | None:
         if isinstance(node.value, str):
@@ -329,7 +333,10 @@ class TemplateBuilder:
             expr = self.render(arg) + rest
             if self.on_hole is not None:
                 self.on_hole(arg)
-            out.append(Hole(expr=expr, conversion=conversion or None, format_spec=spec or None))
+            tree = field_tree(rest, tree_of(arg))
+            out.append(
+                Hole(expr=expr, conversion=conversion or None, format_spec=spec or None, tree=tree)
+            )
         return out
 
 
@@ -349,7 +356,7 @@ def percent_parts(fmt: str) -> list[Part]:
         key = m.group("key")
         if key is None:
             key, pos = str(pos), pos + 1
-        out.append(Hole(expr=key, conversion=conversion))
+        out.append(Hole(expr=key, conversion=conversion, tree=field_tree(key)))
     out.append(Text(text=fmt[end:]))
     return out
 

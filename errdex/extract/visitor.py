@@ -56,6 +56,7 @@ from errdex.extract.templates import (
     Variant,
     is_stringish,
 )
+from errdex.extract.trees import tree_of
 from errdex.markup import clip
 from errdex.model import (
     GuardKind,
@@ -1017,14 +1018,18 @@ def _arguments(
     builder: TemplateBuilder, args: list[ast.expr], keywords: list[ast.keyword]
 ) -> tuple[ArgFact, ...]:
     """Template and source text of each argument of a call (starred ones left out)."""
+    passed: list[tuple[str | None, ast.expr]] = [
+        (None, a) for a in args if not isinstance(a, ast.Starred)
+    ]
+    passed += [(k.arg, k.value) for k in keywords if k.arg is not None]
     return tuple(
-        ArgFact(keyword=None, template=builder.build(a), source=builder.render(a))
-        for a in args
-        if not isinstance(a, ast.Starred)
-    ) + tuple(
-        ArgFact(keyword=k.arg, template=builder.build(k.value), source=builder.render(k.value))
-        for k in keywords
-        if k.arg is not None
+        ArgFact(
+            keyword=keyword,
+            template=builder.build(node),
+            source=builder.render(node),
+            tree=tree_of(node),
+        )
+        for keyword, node in passed
     )
 
 
