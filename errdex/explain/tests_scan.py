@@ -2,12 +2,12 @@
 # the test files (errdex.extract.tests), fitted to the message templates of the sites.
 from __future__ import annotations
 
-import ast
 import re
 from collections import defaultdict
 from collections.abc import Sequence
 from string import Formatter
 
+from errdex import expr
 from errdex.explain.callgraph import MAX_DEPTH, CallGraph
 from errdex.extract.files import module_name
 from errdex.model import ErrorSite, Expectation, Hole, TestFile, TestRef
@@ -107,27 +107,24 @@ def _skeletons(site: ErrorSite) -> tuple[str, ...]:
         if isinstance(part, Hole):
             before = "".join(_HOLE if isinstance(p, Hole) else p.text for p in parts[:k])
             after = "".join(_HOLE if isinstance(p, Hole) else p.text for p in parts[k + 1 :])
-            variants.extend(before + t + after for t in _translated(part.expr))
+            variants.extend(before + t + after for t in _translated(part))
     return (main, *variants[:_MAX_VARIANTS])
 
 
-def _translated(expr: str) -> list[str]:
-    """The templates a gettext call in `expr` translates, holes as \x00 (source text is
-    parsed, never run); none for any other expression."""
-    try:
-        node = ast.parse(expr, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
-        return []
-    func = node.func if isinstance(node, ast.Call) else None
-    if isinstance(func, ast.Attribute) and func.attr == "format":  # ngettext(...).format()
+def _translated(hole: Hole) -> list[str]:
+    """The templates a gettext call in `hole` translates, holes as \x00, read from its
+    expression tree; none for any other expression."""
+    node = hole.tree
+    func = node.func if isinstance(node, expr.Call) else None
+    if isinstance(func, expr.Attribute) and func.attr == "format":  # ngettext(...).format()
         node = func.value
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+    if not (isinstance(node, expr.Call) and isinstance(node.func, expr.Name)):
         return []
     if node.func.id not in _GETTEXT:
         return []
     out = []
     for arg in node.args:
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        if isinstance(arg, expr.Constant) and isinstance(arg.value, str):
             try:
                 fields = list(Formatter().parse(arg.value))
             except ValueError:
