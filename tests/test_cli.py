@@ -170,3 +170,29 @@ def test_serve_on_a_busy_port_says_so_before_any_url(db: Path) -> None:
     assert done.returncode == 1
     assert done.stdout == ""  # no URL, no count: nothing is served
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+
+
+def test_show_says_what_holds_when_the_error_fires(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": """
+            def check(n, ready):
+                if n < 0:
+                    return None
+                assert not ready, "check() is not for ready items"
+                raise ValueError(f"n must be negative, got {n}")
+            """,
+    }
+    db = tmp_path / "errdex.sqlite"
+    assert errdex("index", str(write_tree(tmp_path / "src", files) / "pkg"), db=db).returncode == 0
+    listed = errdex("list", db=db).stdout.splitlines()
+    asserted = next(line for line in listed if "AssertionError" in line).split("\t")[0]
+    raised = next(line for line in listed if "ValueError" in line).split("\t")[0]
+
+    def when(site_id: str) -> list[str]:
+        shown = errdex("show", site_id, db=db).stdout.splitlines()
+        start = shown.index("When") + 1
+        return [" ".join(line.split()) for line in shown[start:] if line.startswith("  ")][:3]
+
+    # the early return not taken: its negation; the assert: what it asserts, failing
+    assert when(asserted)[:2] == ["early-exit n >= 0 (line 3)", "assert not ready fails (line 5)"]
+    assert when(raised)[0] == "early-exit n >= 0 (line 3)"

@@ -206,7 +206,9 @@ def _print_conditions(site: ErrorSite) -> None:
         _heading("When")
         for guard in site.guard:
             text = guard.test
-            if guard.negated:  # what holds when the site fires: `x >= 0` for `not (x < 0)`
+            if guard.kind == "assert":  # the site is the assertion failing: show what it asserts
+                text = f"{text}  fails"
+            elif guard.negated:  # what holds when the site fires: `x >= 0` for `not (x < 0)`
                 text = f"not ({text})" if guard.tree is None else guard.tree.negated().source()
             out.say(f"  {guard.kind:<10} {text}  ", (f"(line {guard.line})", "dim"))
     settings = [i for i in site.inputs if i.kind != "local"]
