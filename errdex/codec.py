@@ -530,6 +530,7 @@ def index_result_to_json(result: IndexResult) -> JSON:
         "files": result.files,
         "parsed": result.parsed,
         "sites": result.site_count,
+        "explanations_reused": result.reused,
         "unchanged": result.unchanged,
         "skipped": skipped_to_json(result.skipped),
         "seconds": round(result.seconds, 3),

@@ -2,9 +2,12 @@
 # store transaction. The only module that wires the stages together.
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -95,9 +98,10 @@ def index_snapshot(
     how long each phase took, after `phases` (what the caller did first)."""
     started = time.perf_counter() if started is None else started
     clock = _Clock(phases)
-    cache: FactsCache = NoCache() if cache_path is None else SqliteFactsCache(cache_path)
+    cache: SqliteFactsCache | None = None if cache_path is None else SqliteFactsCache(cache_path)
+    facts_cache: FactsCache = NoCache() if cache is None else cache
     try:
-        tree = scan(snapshot, cache)
+        tree = scan(snapshot, facts_cache)
         clock.done("scan")
         state = store.snapshot_state(snapshot.package, snapshot.version)
         if not force and state == (tree.tree_hash, PIPELINE_VERSION):
@@ -117,28 +121,31 @@ def index_snapshot(
                 unchanged=True,
                 phases=clock.phases,
             )
-        extraction = extract(
-            snapshot,
-            tree,
-            cache,
-            workers=workers,
-            progress=None if progress is None else lambda d, t: progress("parse", d, t),
-        )
-        clock.done("parse and link")
-    finally:
-        cache.close()
-    from errdex.explain import explain_sites  # not needed when nothing changed
+        with _no_cycle_collector():
+            extraction = extract(
+                snapshot,
+                tree,
+                facts_cache,
+                workers=workers,
+                progress=None if progress is None else lambda d, t: progress("parse", d, t),
+            )
+            clock.done("parse and link")
+            from errdex.explain import explain  # not needed when nothing changed
 
-    sites = explain_sites(extraction, snapshot)
-    clock.done("explain")
-    store.write_snapshot(
-        snapshot,
-        sites,
-        files=extraction.files,
-        skipped=extraction.skipped,
-        tree_hash=extraction.tree_hash,
-        extractor=PIPELINE_VERSION,
-    )
+            explained = explain(extraction, snapshot, cache)
+            sites = explained.sites
+            clock.done("explain")
+    finally:
+        facts_cache.close()
+    with _no_cycle_collector():
+        store.write_snapshot(
+            snapshot,
+            sites,
+            files=extraction.files,
+            skipped=extraction.skipped,
+            tree_hash=extraction.tree_hash,
+            extractor=PIPELINE_VERSION,
+        )
     clock.done("write")
     return IndexResult(
         snapshot=snapshot,
@@ -149,7 +156,22 @@ def index_snapshot(
         skipped=extraction.skipped,
         seconds=time.perf_counter() - started,
         phases=clock.phases,
+        reused=explained.reused,
     )
+
+
+@contextlib.contextmanager
+def _no_cycle_collector() -> Iterator[None]:
+    """Python's cyclic collector paused: linking, explaining and writing make millions
+    of small objects (no cycles among them) beside the millions the facts already are,
+    and each collection walks them all (some 40% of explain's time on vllm)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 class _Clock:
@@ -196,3 +218,64 @@ def index_all_versions(
     if progress:
         progress("versions", len(todo), len(todo))
     return results
+
+
+@dataclass(frozen=True, slots=True)
+class Reexplained:
+    """What `explain_stored` did with one stored snapshot: its new result, or why it
+    was left as it was."""
+
+    package: str
+    version: str
+    result: IndexResult | None = None
+    left: str | None = None  # why the snapshot was not explained again
+
+
+def explain_stored(
+    store: Store,
+    *,
+    package: str | None = None,
+    version: str | None = None,
+    progress: Progress | None = None,
+) -> list[Reexplained]:
+    """Explain every stored snapshot again (or those of `package`, at `version`) with
+    this errdex's explainer, from the per-file facts cache: a file is parsed only when
+    the cache lacks its facts (each result's `parsed` says how many were). A snapshot
+    whose tree is no longer the one stored (a folder edited since, a `--path` index) is
+    left as it is, with the reason. Raises NotFoundError when nothing stored matches,
+    SourceError subclasses when a source cannot be had again."""
+    wanted = None if package is None else canonicalize_name(package)
+    chosen = [
+        s
+        for s in store.snapshots()
+        if (wanted is None or s.package == wanted) and (version is None or s.version == version)
+    ]
+    if not chosen:
+        what = "no snapshot" if package is None else f"no snapshot of {package}"
+        raise NotFoundError(f"{what}{'' if version is None else ' ' + version} in the store")
+    caches = cache_root()
+    out: list[Reexplained] = []
+    for stored in chosen:
+        snapshot = sources.resolve(stored.source, cache_dir=caches)
+        cache = SqliteFactsCache(caches / "facts.sqlite")
+        try:
+            tree = scan(snapshot, cache)
+        finally:
+            cache.close()
+        state = store.snapshot_state(stored.package, stored.version)
+        same_extractor = state is not None and state[1].startswith(EXTRACTOR_VERSION)
+        if state is not None and same_extractor and state[0] != tree.tree_hash:
+            out.append(
+                Reexplained(
+                    package=stored.package,
+                    version=stored.version,
+                    left=f"its files are not those indexed from {stored.source} (edited "
+                    "since, or indexed with --path or --whole-tree): index it again instead",
+                )
+            )
+            continue
+        result = index_snapshot(
+            snapshot, store, cache_path=caches / "facts.sqlite", force=True, progress=progress
+        )
+        out.append(Reexplained(package=stored.package, version=stored.version, result=result))
+    return out

@@ -290,6 +290,7 @@ class IndexResult:
     seconds: float
     unchanged: bool = False  # the store already held this exact tree
     phases: tuple[tuple[str, float], ...] = ()  # (phase, wall seconds), in order
+    reused: int = 0  # sites whose explanation's per-site part came from the cache
 
 
 # -- what extract reads from the test files, for explain to fit to sites ---------------

@@ -21,6 +21,7 @@ __all__ = ["app", "main"]
 COMMANDS = {
     "index": ("errdex.cli.index", "index"),
     "index-many": ("errdex.cli.batch", "index_many"),
+    "explain": ("errdex.cli.explain", "explain"),
     "list": ("errdex.cli.lookup", "list_errors"),
     "show": ("errdex.cli.lookup", "show"),
     "diff": ("errdex.cli.versions", "diff"),

@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
 
 from errdex.explain.access import exposed, private_name, reexported, with_access
 from errdex.explain.analysis import Analysis, analyse
@@ -16,6 +18,17 @@ from errdex.explain.knobs import KnobIndex, with_knobs
 from errdex.explain.meaning import what_it_means
 from errdex.explain.related import Related
 from errdex.explain.report import report_issue_url
+from errdex.explain.reuse import (
+    NoProseCache,
+    Prose,
+    ProseCache,
+    Reads,
+    lookup_in,
+    pack,
+    prose_key,
+    replay,
+    unpack,
+)
 from errdex.explain.situations import common_situations
 from errdex.explain.solutions import (
     MAX_SOLUTIONS,
@@ -34,95 +47,72 @@ from errdex.extract.facts import FileFacts
 from errdex.extract.names import Names
 from errdex.model import ErrorSite, Explanation, Fix, Input, Snapshot, SourcePos
 
-__all__ = ["explain_sites"]
+__all__ = ["Explained", "explain", "explain_sites"]
 
 
-def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite, ...]:
-    """Return the extraction's sites, in order, each with its `explanation` set.
+def explain_sites(
+    extraction: Extraction, snapshot: Snapshot, cache: ProseCache | None = None
+) -> tuple[ErrorSite, ...]:
+    """Return the extraction's sites, in order, each with its `explanation` set (see
+    `explain`)."""
+    return explain(extraction, snapshot, cache).sites
+
+
+@dataclass(frozen=True, slots=True)
+class Explained:
+    sites: tuple[ErrorSite, ...]  # the extraction's sites, in order, explained
+    reused: int  # of them, how many had their per-site prose from the cache
+
+
+def explain(
+    extraction: Extraction, snapshot: Snapshot, cache: ProseCache | None = None
+) -> Explained:
+    """The extraction's sites, in order, each with its `explanation` set; the per-site
+    prose comes from `cache` when what it was made from is unchanged (see
+    explain/reuse.py), and what is made afresh is kept there.
 
     Raises nothing for odd code: what cannot be read is said as source text or left out.
     """
     if not extraction.sites:
-        return ()
-    catalog = Catalog(extraction)
-    catalog.reexports = reexported(extraction.facts)
-    names = Names(extraction.facts)
-    index = KnobIndex(names, catalog.reexports)
-    graph = CallGraph(extraction.facts)
-    modules = {f.module for f in extraction.facts}
+        return Explained(sites=(), reused=0)
+    world = _World(extraction, snapshot)
+    graph, modules = world.graph, world.modules
     sites = tuple(
         _checked_by_callers(
-            _settable(with_access(site, catalog), index),
+            _settable(with_access(site, world.catalog), world.index),
             graph,
             _target(site, modules),
         )
         for site in extraction.sites
     )
     related = Related(sites)
-    overrides = Overrides(names)
-    analyses = [analyse(site, catalog) for site in sites]
-    titles = unique_titles(
-        sites, [base_title(s, _guard_text(a)) for s, a in zip(sites, analyses, strict=True)]
-    )
+    titles = unique_titles(sites, [base_title(s, _guard_text(s)) for s in sites])
     tests = find_tests(extraction.tests, sites, graph, [_function_of(s, modules) for s in sites])
-    base = Context(
-        knobs=index,
-        package=snapshot.package,
-        requires=snapshot.requires,
-        dests=index.dest_flags(),
-        exported=_exported(extraction.facts),
-    )
-    found: list[list[Fix]] = []
-    all_paths: list[tuple[tuple[str, ...], ...]] = []
-    for site, analysis in zip(sites, analyses, strict=True):
-        module = _module(site.location.file, modules)
+    catalog = world.catalog
+    # which `if`s of each function guard a raise (analyse leaves their early exits out)
+    raising: dict[tuple[str, str], list[int]] = {}
+    for file, holder, line in catalog.raising_ifs:
+        raising.setdefault((file, holder), []).append(line)
+    keys = [
+        prose_key((site, world.file_keys.get(site.location.file), sorted(raising.get(where, ()))))
+        for site in sites
+        for where in [(site.location.file, site.location.function)]
+    ]
+    prose, reused = _reused_or_made(sites, keys, world, cache or NoProseCache())
+    caught = _caught_by_callers(sites, [list(p.fixes) for p in prose], graph, modules)
+    out: list[ErrorSite] = []
+    for number, (site, made, title) in enumerate(zip(sites, prose, titles, strict=True)):
         function = _function_of(site, modules)
         paths = graph.paths(function) if function is not None else ()
-        all_paths.append(paths)
-        handoff = _handoff(graph, _target(site, modules), modules, names, index, site)
-        facts = catalog.files.get(site.location.file)
-        qualify = None if facts is None else _qualifier(names, facts)
-        context = dataclasses.replace(
-            base,
-            handoff=handoff if module else None,
-            qualify=qualify,
-            callers=_nearest_first(paths, modules),
-        )
-        found.append(solutions(analysis, context))
-    caught = _caught_by_callers(sites, found, graph, modules)
-    out: list[ErrorSite] = []
-    for number, (site, analysis, title) in enumerate(zip(sites, analyses, titles, strict=True)):
-        paths = all_paths[number]
-        shorten = {q: _module_prefix(q, modules) for path in paths for q in path}
         report = report_issue_url(site, snapshot, title)
-        means = what_it_means(analysis, catalog)
-        fixes = found[number]
+        means = made.what_it_means
+        fixes = list(made.fixes)
         if number in caught and len(fixes) < MAX_SOLUTIONS:
             extra = caught[number]
             if not fixes:  # the only solution: no "Or"
                 extra = dataclasses.replace(extra, text="A" + extra.text.removeprefix("Or, a"))
             fixes = [*fixes, extra]
-        implemented = overrides.implementers(analysis)
-        if implemented:
-            package = snapshot.package
-            owner, method = implemented
-            means += (
-                f" Every subclass of `{owner}` that {package} defines implements `{method}`:"
-                " it is reached only through an object of a class that does not, one of"
-                f" your own (implement `{method}` in it) or, when the traceback shows none,"
-                f" a bug in {package}."
-            )
-            link = f": {report}" if report else ""
-            fixes.append(
-                Fix(
-                    text=(
-                        f"If no class of yours is in the traceback, report it to the {package}"
-                        f" maintainers, with the traceback{link}"
-                    ),
-                    kind="report",
-                )
-            )
-        elif _may_be_internal(site, catalog) and internal_invariant(analysis, fixes):
+        if made.invariant and _may_be_internal(site, catalog):
             package = snapshot.package
             means += (
                 f" The check reads only {package}'s own state, nothing you pass or set:"
@@ -140,9 +130,9 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
         explanation = Explanation(
             title=title,
             what_it_means=means,
-            when_it_happens=when_it_happens(analysis, paths, shorten),
+            when_it_happens=made.when_it_happens,
             solutions=tuple(f.text for f in fixes),
-            common_situations=tuple(common_situations(analysis)),
+            common_situations=made.common_situations,
             call_paths=paths,
             tests=tests.get(site.id, ()),
             related=related.of(site),
@@ -151,7 +141,96 @@ def explain_sites(extraction: Extraction, snapshot: Snapshot) -> tuple[ErrorSite
             fixes=tuple(fixes),
         )
         out.append(dataclasses.replace(site, explanation=explanation))
-    return tuple(out)
+    return Explained(sites=tuple(out), reused=reused)
+
+
+class _World:
+    """What explain looks up across the whole extraction, built once per run."""
+
+    def __init__(self, extraction: Extraction, snapshot: Snapshot):
+        self.catalog = Catalog(extraction)
+        self.catalog.reexports = reexported(extraction.facts)
+        self.names = Names(extraction.facts)
+        self.index = KnobIndex(self.names, self.catalog.reexports)
+        self.graph = CallGraph(extraction.facts)
+        self.modules = {f.module for f in extraction.facts}
+        self.dests = self.index.dest_flags()
+        self.package = snapshot.package
+        self.requires = snapshot.requires
+        self.file_keys = dict(extraction.file_keys)
+
+    def lookups(self, site: ErrorSite) -> dict[str, Callable[[Any], Any]]:
+        """What one site's prose may ask of the whole extraction, by kind (see Reads)."""
+        modules = self.modules
+        handoff = _handoff(
+            self.graph, _target(site, modules), modules, self.names, self.index, site
+        )
+        facts = self.catalog.files.get(site.location.file)
+        qualify = None if facts is None else _qualifier(self.names, facts)
+        return {
+            "handoff": lambda passed: handoff(passed),
+            "qualify": lambda name: None if qualify is None else qualify(name),
+            "env": lookup_in(self.index.env_docs),
+            "dest": lookup_in(self.dests),
+            "call paths": self._call_paths,
+        }
+
+    def _call_paths(self, function: str) -> tuple[tuple[tuple[str, ...], ...], dict[str, str]]:
+        """The call paths of `function`, with the module of each function on them."""
+        paths = self.graph.paths(function)
+        return paths, {q: _module_prefix(q, self.modules) for path in paths for q in path}
+
+
+def _reused_or_made(
+    sites: Sequence[ErrorSite], keys: Sequence[str], world: _World, cache: ProseCache
+) -> tuple[list[Prose], int]:
+    """Each site's prose: kept under its key when every lookup it made answers the same
+    now, else made afresh (and kept); and how many were kept ones."""
+    kept = cache.load_prose(list(dict.fromkeys(keys)))
+    out: list[Prose] = []
+    fresh: dict[str, bytes] = {}
+    for site, key in zip(sites, keys, strict=True):
+        lookups = world.lookups(site)
+        entry = kept.get(key)
+        found = None if entry is None else unpack(entry)
+        if found is not None and replay(found[0], lookups):
+            out.append(found[1])
+            continue
+        reads = Reads(lookups)
+        made = _prose(site, world, reads)
+        out.append(made)
+        fresh[key] = pack(reads.log, made)
+    cache.save_prose(fresh.items())
+    return out, len(out) - len(fresh)
+
+
+def _prose(site: ErrorSite, world: _World, reads: Reads) -> Prose:
+    """The per-site part of `site`'s explanation. It reads the site, its own file's facts
+    (the catalog's entries for that file), the raising `if`s of its function and the
+    pure memo of guard readings; all else of the extraction only through `reads`."""
+    analysis = analyse(site, world.catalog)
+    function = _function_of(site, world.modules)
+    paths, shorten = reads.ask("call paths", function) if function is not None else ((), {})
+    # the knob index as solutions may read it: its environment variables' docs alone
+    knobs = KnobIndex.__new__(KnobIndex)
+    knobs.env_docs = cast("dict[str, tuple[str | None, SourcePos]]", reads.mapping("env"))
+    module = _module(site.location.file, world.modules)
+    context = Context(
+        knobs=knobs,
+        package=world.package,
+        requires=world.requires,
+        dests=cast("dict[str, list[str]]", reads.mapping("dest")),
+        handoff=reads.function("handoff") if module else None,
+        qualify=reads.function("qualify") if site.location.file in world.catalog.files else None,
+    )
+    fixes = solutions(analysis, context)
+    return Prose(
+        fixes=tuple(fixes),
+        what_it_means=what_it_means(analysis, world.catalog),
+        when_it_happens=when_it_happens(analysis, paths, shorten),
+        common_situations=tuple(common_situations(analysis)),
+        invariant=internal_invariant(analysis, fixes),
+    )
 
 
 _CALLED_IN_TRY = re.compile(r"^(?:await\s+)?(?:yield\s+from\s+)?([A-Za-z_][\w.]*)\(")
@@ -473,8 +552,8 @@ def _caught_types(tree: Expr | None) -> list[str]:
     return [item.source() for item in items]
 
 
-def _guard_text(analysis: Analysis) -> str | None:
-    for guard in reversed(analysis.site.guard):
+def _guard_text(site: ErrorSite) -> str | None:
+    for guard in reversed(site.guard):
         if guard.kind == "assert":
             return guard.test
     return None

@@ -70,6 +70,9 @@ class Extraction:
     parsed: int
     skipped: tuple[SkippedFile, ...]
     tree_hash: str
+    # each parsed file's facts_key: what its facts are a function of, for later stages
+    # that reuse what they made of them
+    file_keys: tuple[tuple[str, str], ...] = ()
 
 
 def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
@@ -179,6 +182,7 @@ def _extract(
         if not _our_failure(outcome) and not (_unparsed(outcome) and isinstance(python, str))
     )
     facts: list[FileFacts] = []
+    parsed_paths: list[str] = []
     skipped = list(tree.unreadable)
     for rel, _ in tree.files:
         outcome = outcomes[rel]
@@ -186,6 +190,7 @@ def _extract(
             skipped.append(SkippedFile(path=rel, reason=outcome))
         else:
             facts.append(outcome)
+            parsed_paths.append(rel)
 
     def revisit(rel: str, module: str, lines: frozenset[int]) -> FileFacts | None:
         try:
@@ -212,6 +217,7 @@ def _extract(
         parsed=len(parsed),
         skipped=tuple(skipped),
         tree_hash=tree.tree_hash,
+        file_keys=tuple((f.path, keys[rel]) for rel, f in zip(parsed_paths, facts, strict=True)),
     )
 
 

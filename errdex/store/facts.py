@@ -1,7 +1,8 @@
-# The per-file cache of extract (see errdex.extract.cache.FactsCache) as one SQLite file
-# in the user cache dir, shared by every database: facts are keyed by content, not by
-# snapshot. A cache never fails an index: a broken file is started afresh, and a cache
-# that cannot be read or written on the way is dropped for the rest of the run.
+# The per-file cache of extract (see errdex.extract.cache.FactsCache) and the per-site
+# prose explain reuses (errdex.explain.reuse.ProseCache) as one SQLite file in the user
+# cache dir, shared by every database: both are keyed by content, not by snapshot. A
+# cache never fails an index: a broken file is started afresh, and a cache that cannot
+# be read or written on the way is dropped for the rest of the run.
 from __future__ import annotations
 
 import pickle
@@ -19,11 +20,12 @@ CREATE TABLE IF NOT EXISTS digests (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     digest TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS prose (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 """
 
 
 class SqliteFactsCache:
-    """Facts and digests in one SQLite file; see the module comment."""
+    """Facts, digests and prose in one SQLite file; see the module comment."""
 
     def __init__(self, path: Path):
         self.db: sqlite3.Connection | None = None
@@ -97,6 +99,13 @@ class SqliteFactsCache:
                 for key, value in items
             ),
         )
+
+    def load_prose(self, keys: Sequence[str]) -> dict[str, bytes]:
+        sql = "SELECT key, data FROM prose WHERE key IN ({marks})"
+        return {key: bytes(data) for key, data in self._rows(sql, keys)}
+
+    def save_prose(self, items: Iterable[tuple[str, bytes]]) -> None:
+        self._write("INSERT OR REPLACE INTO prose VALUES (?, ?)", items)
 
     def close(self) -> None:
         self._give_up()

@@ -1,0 +1,150 @@
+# Reusing a site's prose across indexes: the per-site part of explain (analysis,
+# solutions, what it means, when it happens, common situations) is a function of the
+# values it is handed plus a few lookups into the whole extraction. Its key is a digest
+# of the handed values and the explainer's code; the lookups it made are kept beside the
+# prose and asked again on reuse: the prose is reused only when every one of them gives
+# the same answer as when it was made (a verifying trace, as build systems keep). What
+# the per-site part can look up goes through `Reads`, and anything else it reaches for
+# on the views handed to it fails loudly, so the key cannot silently miss a dependency.
+from __future__ import annotations
+
+import enum
+import hashlib
+import pickle
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from errdex.extract.cache import code_version
+from errdex.model import Fix
+
+_HERE = Path(__file__).parent
+# What the prose is made by: the explainer, what it reads of extract's records, and the
+# records themselves. A change to any of them makes every key new.
+EXPLAINER_VERSION = code_version(_HERE, _HERE.parent / "extract", _HERE.parent / "model.py")
+
+
+@dataclass(frozen=True, slots=True)
+class Prose:
+    """The per-site part of one site's explanation, before what depends on other sites
+    (titles, tests, related sites, a caller's fix, the report link) is added."""
+
+    fixes: tuple[Fix, ...]
+    what_it_means: str
+    when_it_happens: str
+    common_situations: tuple[str, ...]
+    # the checks read only the library's own state (explain.internal_invariant over
+    # `fixes`; a fix added later from a caller is of kind "input", which it does not read)
+    invariant: bool
+
+
+class ProseCache(Protocol):
+    """Where reused prose is kept, by key. An implementation never fails an index: one
+    it cannot read or write behaves as an empty one."""
+
+    def load_prose(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """The entries kept under `keys`; misses are left out."""
+        ...
+
+    def save_prose(self, items: Iterable[tuple[str, bytes]]) -> None:
+        """Keep (key, entry) pairs, replacing what was under the same key."""
+        ...
+
+
+class NoProseCache:
+    """A ProseCache that keeps nothing: every site is explained afresh."""
+
+    def load_prose(self, keys: Sequence[str]) -> dict[str, bytes]:
+        return {}
+
+    def save_prose(self, items: Iterable[tuple[str, bytes]]) -> None:
+        for _ in items:
+            pass
+
+
+def prose_key(values: tuple[Any, ...]) -> str:
+    """The key of the values one site's prose is made from. `repr` of frozen dataclasses,
+    tuples and strings spells out every field, so equal keys mean equal values."""
+    text = repr((EXPLAINER_VERSION, values))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+# One lookup the per-site part made: (what was asked, of what, the answer).
+Read = tuple[str, Any, Any]
+
+
+class Reads:
+    """The lookups into the whole extraction that one site's prose made, each with its
+    answer; `replay` asks them again of another run's lookups."""
+
+    def __init__(self, lookups: dict[str, Callable[[Any], Any]]):
+        self.lookups = lookups
+        self.log: list[Read] = []
+
+    def ask(self, kind: str, arg: Any) -> Any:
+        answer = self.lookups[kind](arg)
+        self.log.append((kind, arg, answer))
+        return answer
+
+    def function(self, kind: str) -> Callable[[Any], Any]:
+        return lambda arg: self.ask(kind, arg)
+
+    def mapping(self, kind: str) -> ReadMapping:
+        return ReadMapping(self, kind)
+
+
+def replay(log: Iterable[Read], lookups: dict[str, Callable[[Any], Any]]) -> bool:
+    """Whether every lookup in `log` gives the same answer now."""
+    return all(lookups[kind](arg) == answer for kind, arg, answer in log)
+
+
+class _Absent(enum.Enum):
+    """What a recorded lookup of a missing key answers: one value, the same once kept."""
+
+    ABSENT = "absent"
+
+
+_MISSING = _Absent.ABSENT
+
+
+class ReadMapping:
+    """A mapping whose lookups are recorded: `get`, `in` and `[]`, nothing else (an
+    iteration would read every key, which a recorded lookup cannot stand for)."""
+
+    def __init__(self, reads: Reads, kind: str):
+        self._reads = reads
+        self._kind = kind
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = self._reads.ask(self._kind, key)
+        return default if found is _MISSING else found
+
+    def __contains__(self, key: object) -> bool:
+        return self._reads.ask(self._kind, key) is not _MISSING
+
+    def __getitem__(self, key: str) -> Any:
+        found = self._reads.ask(self._kind, key)
+        if found is _MISSING:
+            raise KeyError(key)
+        return found
+
+
+def lookup_in(mapping: dict[str, Any]) -> Callable[[str], Any]:
+    """A ReadMapping's lookup into `mapping`; a missing key answers a marker that keeps
+    its identity through pickling, so "absent" replays as absent."""
+    return lambda key: mapping.get(key, _MISSING)
+
+
+def pack(log: Sequence[Read], prose: Prose) -> bytes:
+    return zlib.compress(pickle.dumps((tuple(log), prose), pickle.HIGHEST_PROTOCOL), 1)
+
+
+def unpack(data: bytes) -> tuple[tuple[Read, ...], Prose] | None:
+    """The lookups and prose of a kept entry; None for one this code cannot read."""
+    try:
+        log, prose = pickle.loads(zlib.decompress(data))
+    except Exception:  # a damaged or foreign entry is just a miss
+        return None
+    return (log, prose) if isinstance(prose, Prose) else None
