@@ -5,8 +5,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -42,10 +44,10 @@ from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
 from errdex.expr import Collection, Expr
-from errdex.extract import Extraction
+from errdex.extract import Extraction, process_context, worker_init
 from errdex.extract.facts import FileFacts
 from errdex.extract.names import Names
-from errdex.model import ErrorSite, Explanation, Fix, Input, Snapshot, SourcePos
+from errdex.model import ErrorSite, Explanation, Fix, Input, Snapshot, SourcePos, TestFile, TestRef
 
 __all__ = ["Explained", "explain", "explain_sites"]
 
@@ -85,9 +87,9 @@ def explain(
         )
         for site in extraction.sites
     )
+    tests = _tests_beside(extraction.tests, sites, graph, [_function_of(s, modules) for s in sites])
     related = Related(sites)
     titles = unique_titles(sites, [base_title(s, _guard_text(s)) for s in sites])
-    tests = find_tests(extraction.tests, sites, graph, [_function_of(s, modules) for s in sites])
     catalog = world.catalog
     # which `if`s of each function guard a raise (analyse leaves their early exits out)
     raising: dict[tuple[str, str], list[int]] = {}
@@ -100,6 +102,7 @@ def explain(
     ]
     prose, reused = _reused_or_made(sites, keys, world, cache or NoProseCache())
     caught = _caught_by_callers(sites, [list(p.fixes) for p in prose], graph, modules)
+    found_tests = tests()
     out: list[ErrorSite] = []
     for number, (site, made, title) in enumerate(zip(sites, prose, titles, strict=True)):
         function = _function_of(site, modules)
@@ -134,7 +137,7 @@ def explain(
             solutions=tuple(f.text for f in fixes),
             common_situations=made.common_situations,
             call_paths=paths,
-            tests=tests.get(site.id, ()),
+            tests=found_tests.get(site.id, ()),
             related=related.of(site),
             report_issue_url=report,
             provenance="static",
@@ -142,6 +145,51 @@ def explain(
         )
         out.append(dataclasses.replace(site, explanation=explanation))
     return Explained(sites=tuple(out), reused=reused)
+
+
+Tests = dict[str, tuple[TestRef, ...]]
+_BESIDE_FROM = 2000  # sites; below this, a second process costs more than it saves
+# What the forked process of _tests_beside reads: set just before the fork, so the child
+# has it in its copy of this process's memory and nothing is pickled on the way there.
+_FOR_THE_CHILD: tuple[Any, ...] | None = None
+
+
+def _tests_beside(
+    tests: Sequence[TestFile],
+    sites: Sequence[ErrorSite],
+    graph: CallGraph,
+    targets: Sequence[str | None],
+) -> Callable[[], Tests]:
+    """find_tests over the sites, run in a second process while this one explains them
+    (the tests of the whole tree against every site: a global step, the other core's
+    work); the returned call waits for the answer. In this process when the sites are
+    few or a fork is not safe (process_context)."""
+    global _FOR_THE_CHILD
+    context = process_context()
+    if len(sites) < _BESIDE_FROM or context.get_start_method() != "fork":
+        found = find_tests(tests, sites, graph, targets)
+        return lambda: found
+    _FOR_THE_CHILD = (tests, sites, graph, targets)
+    pool = ProcessPoolExecutor(
+        1, mp_context=context, initializer=worker_init, initargs=(os.getpid(),)
+    )
+    try:
+        future = pool.submit(_find_tests_in_child)  # forks here, before any thread starts
+    finally:
+        _FOR_THE_CHILD = None
+
+    def wait() -> Tests:
+        try:
+            return future.result()
+        finally:
+            pool.shutdown()
+
+    return wait
+
+
+def _find_tests_in_child() -> Tests:
+    assert _FOR_THE_CHILD is not None, "only in a process forked by _tests_beside"
+    return find_tests(*_FOR_THE_CHILD)
 
 
 class _World:
