@@ -95,8 +95,11 @@ def explain(
     raising: dict[tuple[str, str], list[int]] = {}
     for file, holder, line in catalog.raising_ifs:
         raising.setdefault((file, holder), []).append(line)
+    own = (snapshot.package, snapshot.requires)  # what solutions say of the package
     keys = [
-        prose_key((site, world.file_keys.get(site.location.file), sorted(raising.get(where, ()))))
+        prose_key(
+            (site, world.file_keys.get(site.location.file), sorted(raising.get(where, ())), own)
+        )
         for site in sites
         for where in [(site.location.file, site.location.function)]
     ]
@@ -221,6 +224,7 @@ class _World:
             "env": lookup_in(self.index.env_docs),
             "dest": lookup_in(self.dests),
             "call paths": self._call_paths,
+            "module": lambda file: _module(file, modules),
         }
 
     def _call_paths(self, function: str) -> tuple[tuple[tuple[str, ...], ...], dict[str, str]]:
@@ -253,16 +257,18 @@ def _reused_or_made(
 
 
 def _prose(site: ErrorSite, world: _World, reads: Reads) -> Prose:
-    """The per-site part of `site`'s explanation. It reads the site, its own file's facts
-    (the catalog's entries for that file), the raising `if`s of its function and the
-    pure memo of guard readings; all else of the extraction only through `reads`."""
+    """The per-site part of `site`'s explanation. It reads what its key holds (the site,
+    its own file's facts: the catalog's entries for that file; the raising `if`s of its
+    function; the package's name and requirements), the pure memo of guard readings, and
+    all else of the extraction only through `reads`."""
     analysis = analyse(site, world.catalog)
-    function = _function_of(site, world.modules)
-    paths, shorten = reads.ask("call paths", function) if function is not None else ((), {})
+    module = reads.ask("module", site.location.file)
+    function = site.location.function
+    qualified = None if module is None or function == "<module>" else f"{module}.{function}"
+    paths, shorten = reads.ask("call paths", qualified) if qualified is not None else ((), {})
     # the knob index as solutions may read it: its environment variables' docs alone
     knobs = KnobIndex.__new__(KnobIndex)
     knobs.env_docs = cast("dict[str, tuple[str | None, SourcePos]]", reads.mapping("env"))
-    module = _module(site.location.file, world.modules)
     context = Context(
         knobs=knobs,
         package=world.package,
