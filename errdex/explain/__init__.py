@@ -113,12 +113,35 @@ def explain(
         report = report_issue_url(site, snapshot, title)
         means = made.what_it_means
         fixes = list(made.fixes)
-        if number in caught and len(fixes) < MAX_SOLUTIONS:
+        added = number in caught and len(fixes) < MAX_SOLUTIONS
+        if added:
             extra = caught[number]
             if not fixes:  # the only solution: no "Or"
                 extra = dataclasses.replace(extra, text="A" + extra.text.removeprefix("Or, a"))
             fixes = [*fixes, extra]
-        if made.invariant and _may_be_internal(site, catalog):
+        implemented = made.implemented
+        if implemented:
+            package = snapshot.package
+            owner, method = implemented
+            means += (
+                f" Every subclass of `{owner}` that {package} defines implements `{method}`:"
+                " it is reached only through an object of a class that does not, one of"
+                f" your own (implement `{method}` in it) or, when the traceback shows none,"
+                f" a bug in {package}."
+            )
+            link = f": {report}" if report else ""
+            fixes.append(
+                Fix(
+                    text=(
+                        f"If no class of yours is in the traceback, report it to the {package}"
+                        f" maintainers, with the traceback{link}"
+                    ),
+                    kind="report",
+                )
+            )
+        elif (made.invariant_caught if added else made.invariant) and _may_be_internal(
+            site, catalog
+        ):
             package = snapshot.package
             means += (
                 f" The check reads only {package}'s own state, nothing you pass or set:"
@@ -206,6 +229,8 @@ class _World:
         self.graph = CallGraph(extraction.facts)
         self.modules = {f.module for f in extraction.facts}
         self.dests = self.index.dest_flags()
+        self.overrides = Overrides(self.names)
+        self.exported = _exported(extraction.facts)
         self.package = snapshot.package
         self.requires = snapshot.requires
         self.file_keys = dict(extraction.file_keys)
@@ -225,12 +250,19 @@ class _World:
             "dest": lookup_in(self.dests),
             "call paths": self._call_paths,
             "module": lambda file: _module(file, modules),
+            "exported": lambda name: name in self.exported,
+            "implementers": lambda asked: self.overrides.all_implement(*asked),
         }
 
-    def _call_paths(self, function: str) -> tuple[tuple[tuple[str, ...], ...], dict[str, str]]:
-        """The call paths of `function`, with the module of each function on them."""
+    def _call_paths(self, function: str) -> CallPaths:
+        """The call paths of `function`, the module of each function on them, and those
+        functions nearest first without their module."""
         paths = self.graph.paths(function)
-        return paths, {q: _module_prefix(q, self.modules) for path in paths for q in path}
+        shorten = {q: _module_prefix(q, self.modules) for path in paths for q in path}
+        return paths, shorten, _nearest_first(paths, self.modules)
+
+
+CallPaths = tuple[tuple[tuple[str, ...], ...], dict[str, str], tuple[str, ...]]
 
 
 def _reused_or_made(
@@ -256,34 +288,42 @@ def _reused_or_made(
     return out, len(out) - len(fresh)
 
 
-def _prose(site: ErrorSite, world: _World, reads: Reads) -> Prose:
+def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
     """The per-site part of `site`'s explanation. It reads what its key holds (the site,
     its own file's facts: the catalog's entries for that file; the raising `if`s of its
     function; the package's name and requirements), the pure memo of guard readings, and
-    all else of the extraction only through `reads`."""
+    all else of the extraction only through `log`."""
     analysis = analyse(site, world.catalog)
-    module = reads.ask("module", site.location.file)
+    module = log.ask("module", site.location.file)
     function = site.location.function
     qualified = None if module is None or function == "<module>" else f"{module}.{function}"
-    paths, shorten = reads.ask("call paths", qualified) if qualified is not None else ((), {})
+    no_paths: CallPaths = ((), {}, ())
+    paths, shorten, callers = log.ask("call paths", qualified) if qualified else no_paths
     # the knob index as solutions may read it: its environment variables' docs alone
     knobs = KnobIndex.__new__(KnobIndex)
-    knobs.env_docs = cast("dict[str, tuple[str | None, SourcePos]]", reads.mapping("env"))
+    knobs.env_docs = cast("dict[str, tuple[str | None, SourcePos]]", log.mapping("env"))
     context = Context(
         knobs=knobs,
         package=world.package,
         requires=world.requires,
-        dests=cast("dict[str, list[str]]", reads.mapping("dest")),
-        handoff=reads.function("handoff") if module else None,
-        qualify=reads.function("qualify") if site.location.file in world.catalog.files else None,
+        dests=cast("dict[str, list[str]]", log.mapping("dest")),
+        handoff=log.function("handoff") if module else None,
+        qualify=log.function("qualify") if site.location.file in world.catalog.files else None,
+        callers=callers,
+        exported=cast("frozenset[str]", log.members("exported")),
     )
     fixes = solutions(analysis, context)
+    asked = abstract_method(analysis)
     return Prose(
         fixes=tuple(fixes),
         what_it_means=what_it_means(analysis, world.catalog),
         when_it_happens=when_it_happens(analysis, paths, shorten),
         common_situations=tuple(common_situations(analysis)),
         invariant=internal_invariant(analysis, fixes),
+        # a caller's fix added later (explain, _caught_by_callers) is of kind "input";
+        # internal_invariant reads the kinds of the fixes alone
+        invariant_caught=internal_invariant(analysis, [*fixes, Fix(text="", kind="input")]),
+        implemented=None if asked is None else log.ask("implementers", asked),
     )
 
 
@@ -479,14 +519,12 @@ class Overrides:
         bare `NotImplementedError` that nothing guards) and every subclass the codebase
         defines at the bottom of its hierarchy implements it, itself or through a base
         below the class; None otherwise."""
-        site, owner = analysis.site, analysis.owner
-        exc = site.exception.name.rsplit(".", 1)[-1]
-        if owner is None or exc != "NotImplementedError" or analysis.trigger:
-            return None
-        name = site.location.function.rsplit(".", 1)[-1]
-        if site.location.function != f"{owner.fact.qualname}.{name}":
-            return None
-        qualname = f"{owner.file.module}.{owner.fact.qualname}"
+        asked = abstract_method(analysis)
+        return None if asked is None else self.all_implement(*asked)
+
+    def all_implement(self, qualname: str, owner: str, name: str) -> tuple[str, str] | None:
+        """(owner, name) when every bottom subclass of the class `qualname` (module
+        qualified; `owner` within its module) implements method `name`, else None."""
         subclasses = self.below.get(qualname, [])
         leaves = [c for c in subclasses if not self.below.get(c)]
         if not leaves:
@@ -495,7 +533,20 @@ class Overrides:
             path = [leaf, *(a for a in self.names.ancestors(leaf) if a in subclasses)]
             if not any(f"{c}.{name}" in self.methods for c in path):
                 return None
-        return owner.fact.qualname, name
+        return owner, name
+
+
+def abstract_method(analysis: Analysis) -> tuple[str, str, str] | None:
+    """(module-qualified class, class, method) when the site is a bare
+    `NotImplementedError` that nothing guards in a method of a codebase class."""
+    site, owner = analysis.site, analysis.owner
+    exc = site.exception.name.rsplit(".", 1)[-1]
+    if owner is None or exc != "NotImplementedError" or analysis.trigger:
+        return None
+    name = site.location.function.rsplit(".", 1)[-1]
+    if site.location.function != f"{owner.fact.qualname}.{name}":
+        return None
+    return f"{owner.file.module}.{owner.fact.qualname}", owner.fact.qualname, name
 
 
 def _may_be_internal(site: ErrorSite, catalog: Catalog) -> bool:

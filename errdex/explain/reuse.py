@@ -35,9 +35,13 @@ class Prose:
     what_it_means: str
     when_it_happens: str
     common_situations: tuple[str, ...]
-    # the checks read only the library's own state (explain.internal_invariant over
-    # `fixes`; a fix added later from a caller is of kind "input", which it does not read)
+    # the checks read only the library's own state (explain.internal_invariant), over
+    # `fixes`, and over them with a caller's fix added
     invariant: bool
+    invariant_caught: bool
+    # (class, method) when every subclass the codebase defines implements the abstract
+    # method the site is in
+    implemented: tuple[str, str] | None
 
 
 class ProseCache(Protocol):
@@ -94,6 +98,9 @@ class Reads:
     def mapping(self, kind: str) -> ReadMapping:
         return ReadMapping(self, kind)
 
+    def members(self, kind: str) -> ReadSet:
+        return ReadSet(self, kind)
+
 
 def replay(log: Iterable[Read], lookups: dict[str, Callable[[Any], Any]]) -> bool:
     """Whether every lookup in `log` gives the same answer now."""
@@ -129,6 +136,17 @@ class ReadMapping:
         if found is _MISSING:
             raise KeyError(key)
         return found
+
+
+class ReadSet:
+    """A set whose membership tests are recorded, and nothing else."""
+
+    def __init__(self, reads: Reads, kind: str):
+        self._reads = reads
+        self._kind = kind
+
+    def __contains__(self, key: object) -> bool:
+        return bool(self._reads.ask(self._kind, key))
 
 
 def lookup_in(mapping: dict[str, Any]) -> Callable[[str], Any]:
