@@ -95,10 +95,16 @@ def explain(
     raising: dict[tuple[str, str], list[int]] = {}
     for file, holder, line in catalog.raising_ifs:
         raising.setdefault((file, holder), []).append(line)
-    own = (snapshot.package, snapshot.requires)  # what solutions say of the package
+    # the package's name is in each key (solutions name its extras); its requirements,
+    # which change from release to release, are a lookup, asked by the few that read them
     keys = [
         prose_key(
-            (site, world.file_keys.get(site.location.file), sorted(raising.get(where, ())), own)
+            (
+                site,
+                world.file_keys.get(site.location.file),
+                sorted(raising.get(where, ())),
+                snapshot.package,
+            )
         )
         for site in sites
         for where in [(site.location.file, site.location.function)]
@@ -251,6 +257,7 @@ class _World:
             "call paths": self._call_paths,
             "module": lambda file: _module(file, modules),
             "exported": lambda name: name in self.exported,
+            "requires": lambda _: self.requires,
             "implementers": lambda asked: self.overrides.all_implement(*asked),
         }
 
@@ -291,7 +298,7 @@ def _reused_or_made(
 def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
     """The per-site part of `site`'s explanation. It reads what its key holds (the site,
     its own file's facts: the catalog's entries for that file; the raising `if`s of its
-    function; the package's name and requirements), the pure memo of guard readings, and
+    function; the package's name), the pure memo of guard readings, and
     all else of the extraction only through `log`."""
     analysis = analyse(site, world.catalog)
     module = log.ask("module", site.location.file)
@@ -305,7 +312,7 @@ def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
     context = Context(
         knobs=knobs,
         package=world.package,
-        requires=world.requires,
+        requires=cast("tuple[tuple[str, str], ...]", log.whole("requires")),
         dests=cast("dict[str, list[str]]", log.mapping("dest")),
         handoff=log.function("handoff") if module else None,
         qualify=log.function("qualify") if site.location.file in world.catalog.files else None,

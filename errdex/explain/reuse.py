@@ -12,7 +12,7 @@ import enum
 import hashlib
 import pickle
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -101,6 +101,9 @@ class Reads:
     def members(self, kind: str) -> ReadSet:
         return ReadSet(self, kind)
 
+    def whole(self, kind: str) -> ReadWhole:
+        return ReadWhole(self, kind)
+
 
 def replay(log: Iterable[Read], lookups: dict[str, Callable[[Any], Any]]) -> bool:
     """Whether every lookup in `log` gives the same answer now."""
@@ -147,6 +150,17 @@ class ReadSet:
 
     def __contains__(self, key: object) -> bool:
         return bool(self._reads.ask(self._kind, key))
+
+
+class ReadWhole:
+    """A sequence read whole, by iteration, recorded when it is (and only then)."""
+
+    def __init__(self, reads: Reads, kind: str):
+        self._reads = reads
+        self._kind = kind
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._reads.ask(self._kind, None))
 
 
 def lookup_in(mapping: dict[str, Any]) -> Callable[[str], Any]:
