@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from errdex.codec import record_to_json
+from errdex.explain.reuse import Prose, Reads, lookup_in, pack, replay, unpack
 from errdex.index import index_snapshot
 from errdex.model import IndexResult, Snapshot
 from errdex.sources import resolve
@@ -178,3 +179,27 @@ def test_errdex_explain_says_what_it_cannot_do(tmp_path: Path) -> None:
     edited = cli("explain", db=db, cache=cache)
     assert edited.returncode == 0, edited.stderr
     assert "left as it was" in edited.stderr and "index it again instead" in edited.stderr
+
+
+def test_a_kept_lookup_replays_only_to_the_same_answer() -> None:
+    env = {"VLLM_USE_V1": ("Use the V1 engine", None)}
+    reads = Reads({"env": lookup_in(env)})
+    seen = reads.mapping("env")
+    assert seen.get("VLLM_USE_V1") == env["VLLM_USE_V1"] and "VLLM_OTHER" not in seen
+    prose = Prose(
+        fixes=(),
+        what_it_means="",
+        when_it_happens="",
+        common_situations=(),
+        invariant=False,
+        invariant_caught=False,
+        implemented=None,
+    )
+    kept = unpack(pack(reads.log, prose))
+    assert kept is not None and kept[1] == prose
+    log = kept[0]  # through pickling: "absent" is still absent
+    assert replay(log, {"env": lookup_in(dict(env))})
+    assert not replay(log, {"env": lookup_in({**env, "VLLM_OTHER": (None, None)})})
+    assert not replay(log, {"env": lookup_in({"VLLM_USE_V1": ("Another doc", None)})})
+    with pytest.raises(TypeError):  # a read no log can stand for fails loudly
+        len(seen)  # type: ignore[arg-type]
