@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from errdex.explain.access import private_name
+from errdex.explain.access import private_name, private_path
 from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import Clause, literal, parse_input
 from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
@@ -97,6 +97,7 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
     """Fixes for a site, most useful first (see the module comment)."""
     out: list[Fix] = list(advice(analysis, context))
     out += _signal(analysis, context) + _on_purpose(analysis) + _syntax(analysis)
+    out += _text_mode(analysis, context)
     if _importing(analysis):  # a missing module: what to install comes before the rest
         out += _dependencies(analysis, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
@@ -381,6 +382,51 @@ def _syntax(analysis: Analysis) -> list[Fix]:
             kind="input",
         )
     ]
+
+
+# The standard library's text streams, and what a check that refuses one wants instead.
+_TEXT_STREAMS = {
+    "io.TextIOBase": 'Open the file{you_pass} in binary mode (`open(path, "rb")`)',
+    "io.TextIOWrapper": 'Open the file{you_pass} in binary mode (`open(path, "rb")`)',
+    "io.StringIO": "Pass an `io.BytesIO` (bytes){to} instead of an `io.StringIO`",
+}
+
+
+def _text_mode(analysis: Analysis, context: Context) -> list[Fix]:
+    """A check that fires when a value is one of the standard library's text streams
+    (`isinstance(f, io.TextIOBase)`) refuses a file opened in text mode: the caller
+    opens it in binary mode."""
+    for guard in analysis.site.guard:
+        if guard.kind not in ("if", "elif") or guard.negated:
+            continue
+        for check in _held_checks(guard.tree):
+            if not isinstance(check, IsInstance) or len(check.type_names()) != 1:
+                continue
+            written = check.type_names()[0]
+            qualified = context.qualify(written) if context.qualify is not None else written
+            wanted = _TEXT_STREAMS.get(qualified)
+            if wanted is None:
+                continue
+            site = analysis.site
+            # the functions of a private module (`httpx/_multipart.py`), and its callers (named
+            # without their module), may not be what a user calls: none is named there
+            caller = None
+            if not private_path(site.location.file):
+                caller = _public_function(site.location.function, context)
+            said = wanted.format(
+                you_pass=f" you pass to `{caller}`" if caller else "",
+                to=f" to `{caller}`" if caller else "",
+            )
+            return [
+                Fix(
+                    text=(
+                        f"{said}: this check refuses a text stream (`{qualified}`), which"
+                        " yields `str` where bytes are needed"
+                    ),
+                    kind="input",
+                )
+            ]
+    return []
 
 
 def _public_function(function: str, context: Context) -> str | None:
