@@ -599,3 +599,220 @@ def test_a_caller_that_passes_an_error_on_only_under_a_setting(tmp_path: Path) -
         "Or, as `Parser.process` catches it: give `ignore_unknown` a non-empty value, e.g."
         " `Context(ignore_unknown=True)`, so that it does not pass it on",
     )
+
+
+# -- the flag whose value picks a class by name ------------------------------------------
+
+SELECTED = {
+    "srv/__init__.py": "",
+    "srv/config.py": """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class ServeConfig:
+            reasoning_parser: str = ""
+            tokenizer_mode: str = "auto"
+            comm_backend: str = "plain"
+            backend: str = "a"
+    """,
+    "srv/args.py": """
+        from srv.config import ServeConfig
+
+
+        def get_kwargs(cls):
+            return {}
+
+
+        def add_cli_args(parser):
+            kw = get_kwargs(ServeConfig)
+            parser.add_argument("--reasoning-parser", **kw["reasoning_parser"])
+            parser.add_argument("--tokenizer-mode", **kw["tokenizer_mode"])
+            parser.add_argument("--comm-backend", **kw["comm_backend"])
+            parser.add_argument("--backend", **kw["backend"])
+    """,
+    "srv/parsers/__init__.py": """
+        _REASONING_PARSERS_TO_REGISTER = {
+            "think": ("think_parser", "ThinkParser"),
+            "plain": ("plain_parser", "PlainParser"),
+            "json": ("json_parser", "JsonParser"),
+        }
+    """,
+    "srv/parsers/think_parser.py": """
+        class ReasoningParser:
+            def __init__(self, tokenizer):
+                self.vocab = tokenizer.vocab
+
+
+        class ThinkParser(ReasoningParser):
+            def __init__(self, tokenizer):
+                super().__init__(tokenizer)
+                if self.vocab.get("</think>") is None:
+                    raise RuntimeError("could not locate the think end token")
+    """,
+    "srv/tokenizers.py": """
+        _TOKENIZERS = {
+            "hf": ("hf", "HfTokenizer"),
+            "mistral": ("mistral", "MistralTokenizer"),
+            "slow": ("hf", "HfTokenizer"),
+        }
+
+
+        class HfTokenizer:
+            pass
+
+
+        class MistralTokenizer:
+            pass
+
+
+        class Registry:
+            def __init__(self):
+                self.tokenizers = dict(_TOKENIZERS)
+
+            def load(self, tokenizer_mode):
+                if tokenizer_mode not in self.tokenizers:
+                    raise ValueError(f"no tokenizer for {tokenizer_mode}")
+                return self.tokenizers[tokenizer_mode]
+
+
+        def is_mistral_tokenizer(obj):
+            return type(obj).__name__ == "MistralTokenizer"
+    """,
+    "srv/scoring.py": """
+        from srv.tokenizers import is_mistral_tokenizer
+
+
+        class CrossEncoder:
+            def __init__(self, tokenizer):
+                self.tokenizer = tokenizer
+                if is_mistral_tokenizer(self.tokenizer):
+                    raise ValueError("MistralTokenizer not supported for cross-encoding")
+
+
+        class NeedsMistral:
+            def __init__(self, tokenizer):
+                self.tokenizer = tokenizer
+                if not is_mistral_tokenizer(self.tokenizer):
+                    raise ValueError("this needs a MistralTokenizer")
+    """,
+    "srv/comm.py": """
+        class PlainComm:
+            pass
+
+
+        import platform
+
+
+        def _on_x3():
+            return platform.machine() == "x3"
+
+
+        class FastComm:
+            def __init__(self):
+                self._started = False
+
+            def start(self):
+                if not _on_x3():
+                    raise NotImplementedError("fast comm only runs on x3")
+                if self._started:
+                    raise RuntimeError("fast comm was started twice")
+                self._started = True
+
+
+        class SlowComm:
+            def start(self):
+                if _on_x3():
+                    raise NotImplementedError("slow comm does not run on x3")
+
+
+        class Communicator:
+            def __init__(self, config, arch):
+                self.comm_backend = config.comm_backend
+                self.backend = config.backend
+                if self.comm_backend == "plain":
+                    self.comm = PlainComm()
+                elif self.comm_backend in ("fast", "fast_ll"):
+                    self.comm = FastComm()
+                if self.backend == "slow":
+                    self.other = SlowComm()
+                elif self.backend == "plain":
+                    self.other = PlainComm()
+    """,
+}
+
+
+def test_registry_and_branch_facts_of_one_file() -> None:
+    code = """
+_PARSERS = {"a": ("mod_a", "ParserA"), "b": "mod_b:ParserB", "c": ParserC, "d": 4}
+
+@Manager.register_module("e")
+class ParserE:
+    pass
+
+def load(name, other):
+    return _PARSERS[name]
+
+def build(cfg):
+    if cfg.kind == "a":
+        return ParserA()
+    elif cfg.kind in ("b", "c"):
+        raise ValueError("no")
+"""
+    assert facts(code) == [
+        ("registered", ("a",), "ParserA", None),
+        ("registered", ("b",), "ParserB", None),
+        ("registered", ("c",), "ParserC", None),
+        ("registered", ("e",), "ParserE", None),
+        ("lookup-key", ("name",), None, None),
+        ("choice", ("a",), "kind", None),  # the raise in the `elif` builds nothing
+    ]
+    # a small table of three values, one of them no class, is no registry
+    assert facts('T = {"a": A, "b": 1, "c": 2}\n') == []
+
+
+def test_a_class_a_registry_key_picks_names_the_flag_whose_words_name_the_registry(
+    tmp_path: Path,
+) -> None:
+    site = explained(tmp_path, SELECTED)["could not locate the think end token"]
+    [fix] = fixes(site)
+    assert fix.kind == "input" and fix.knobs == ("--reasoning-parser",)
+    assert fix.text == (
+        "It is raised by `ThinkParser`, the class `--reasoning-parser think` selects: if that"
+        " choice does not fit your setup, choose another `--reasoning-parser` (the code knows"
+        " `plain`, `json`)"
+    )
+
+
+def test_a_class_a_check_refuses_is_picked_by_the_key_its_registry_is_looked_up_by(
+    tmp_path: Path,
+) -> None:
+    site = explained(tmp_path, SELECTED)["MistralTokenizer not supported for cross-encoding"]
+    [fix] = fixes(site)
+    assert fix.knobs == ("--tokenizer-mode",)
+    assert fix.text.startswith(
+        "This check refuses `self.tokenizer` as a `MistralTokenizer`, the class"
+        " `--tokenizer-mode mistral` selects: if that choice does not fit your setup, choose"
+        " another `--tokenizer-mode`"
+    )
+    assert fix.text.endswith("(the code knows `hf`, `slow`)")
+    # `not is_mistral_tokenizer(...)` refuses every other class: no value is claimed
+    other = explained(tmp_path / "again", SELECTED)["this needs a MistralTokenizer"]
+    assert not any("--tokenizer-mode" in s for s in body(other).solutions)
+
+
+def test_a_class_a_branch_on_a_flags_value_builds_names_that_flag(tmp_path: Path) -> None:
+    sites = explained(tmp_path, SELECTED)
+    [fix] = fixes(sites["fast comm only runs on x3"])
+    assert fix.knobs == ("--comm-backend",)
+    assert fix.text.startswith(
+        "It is raised by `FastComm`, the class `--comm-backend fast` or"
+        " `--comm-backend fast_ll` selects"
+    )
+    assert fix.text.endswith("(the code knows `plain`)")
+    # a check on the object's own private state is the class's invariant, whatever picked it
+    twice = sites["fast comm was started twice"]
+    assert not any("--comm-backend" in s for s in body(twice).solutions)
+    # `--backend` is one word: too little to link a branch on, so no flag is guessed
+    slow = sites["slow comm does not run on x3"]
+    assert not any("--backend" in s for s in body(slow).solutions)

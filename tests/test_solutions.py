@@ -451,3 +451,53 @@ def test_a_check_on_an_exported_object_s_own_state_points_to_its_use(tmp_path: P
     assert not any(s.startswith("Check what your code did") for s in setting)
     internal = body(sites["the pool is closed"]).solutions  # a class no user is handed
     assert not any(s.startswith("Check what your code did") for s in internal)
+
+
+def test_a_check_that_refuses_a_text_stream_asks_for_a_binary_file(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "up/__init__.py": "from up.api import post\n",
+            "up/_parts.py": """
+                import io
+
+
+                class Part:
+                    def __init__(self, fileobj):
+                        if isinstance(fileobj, io.TextIOWrapper):
+                            raise TypeError("parts need a binary file")
+            """,
+            "up/api.py": """
+                from io import TextIOBase
+                import io
+
+
+                def post(url, files):
+                    for name, value in files.items():
+                        _field(name, value)
+
+
+                def _field(name, fileobj):
+                    if isinstance(fileobj, io.StringIO):
+                        raise TypeError("uploads require 'io.BytesIO', not 'io.StringIO'.")
+                    if isinstance(fileobj, TextIOBase):
+                        raise TypeError("uploads must be opened in binary mode, not text mode.")
+                    if not isinstance(fileobj, io.BufferedReader):
+                        raise TypeError("uploads must be buffered.")
+            """,
+        },
+    )
+    text_mode = fixes(sites["uploads must be opened in binary mode, not text mode."])[0]
+    assert text_mode.kind == "input"
+    assert text_mode.text.startswith(
+        'Open the file you pass to `post` in binary mode (`open(path, "rb")`): this check'
+        " refuses a text stream (`io.TextIOBase`)"
+    )
+    string_io = fixes(sites["uploads require 'io.BytesIO', not 'io.StringIO'."])[0]
+    assert string_io.text.startswith("Pass an `io.BytesIO` (bytes) to `post` instead of an")
+    # a class of a private module is not what a user calls: the file is not said to be its
+    [part] = [f for f in fixes(sites["parts need a binary file"]) if "binary mode" in f.text]
+    assert part.text.startswith('Open the file in binary mode (`open(path, "rb")`): this')
+    # `not isinstance(...)` of another class: no text stream is what it refuses
+    buffered = body(sites["uploads must be buffered."]).solutions
+    assert not any("binary mode" in s for s in buffered)

@@ -5,7 +5,9 @@
 # flag whose field is a config class (`--compilation-config '{"mode": 3}'`), click and
 # typer options, environment variables (read in place, through an `envs`-style module,
 # into an attribute or a variable, or by a pydantic settings class) and the public
-# constructor parameter that a field or attribute is set from.
+# constructor parameter that a field or attribute is set from; and the flag whose value
+# picks a class by name (`Selection`): a registry's key (`--reasoning-parser step3`) or an
+# `if x.backend == "a":` branch that builds it.
 from __future__ import annotations
 
 import dataclasses
@@ -32,6 +34,16 @@ _ORDER: dict[KnobKind, int] = {
 }
 
 Key = tuple[str, str]  # (module-qualified class, member) or (module, global name)
+MAX_KNOWN = 8  # names of a registry shown beside the one that picked the class
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Selection:
+    """The flag whose value picks a class: `values` pick it, `others` pick another."""
+
+    flag: Knob
+    values: tuple[str, ...]
+    others: tuple[str, ...]
 
 
 class KnobIndex:
@@ -48,6 +60,17 @@ class KnobIndex:
         self.env_docs: dict[str, tuple[str | None, SourcePos]] = {}
         self.settings: dict[str, str] = {}  # settings class -> env prefix
         self.flag_types: dict[Key, str] = {}  # a flag's field -> its type as written
+        # class name -> (file, registry, key); the keys each registry holds, in order; the
+        # parameters each registry's module looks a name up by
+        self.registered: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+        self.registries: dict[Key, list[str]] = defaultdict(list)
+        self.lookup_keys: dict[str, set[str]] = defaultdict(set)
+        # class as written -> the `x == "a"` branches that build it; the values of each
+        # (file, compared name)
+        self.choices: dict[str, list[tuple[FileFacts, KnobFact]]] = defaultdict(list)
+        self.choice_values: dict[Key, list[str]] = defaultdict(list)
+        self._by_short: dict[str, list[str]] | None = None
+        self._selections: dict[str, Selection | None] = {}
         for facts in names.files:
             for fact in facts.knobs:
                 _RULES[fact.kind](self, fact, facts)
@@ -112,6 +135,23 @@ class KnobIndex:
     def _settings(self, fact: KnobFact, facts: FileFacts) -> None:
         if fact.dest is not None:
             self.settings[f"{facts.module}.{fact.dest}"] = fact.names[0] if fact.names else ""
+
+    def _registered(self, fact: KnobFact, facts: FileFacts) -> None:
+        if fact.dest is None or fact.action is None:
+            return
+        for key in fact.names:
+            self.registered[fact.dest].append((facts.path, fact.action, key))
+            self.registries[(facts.path, fact.action)].append(key)
+
+    def _lookup_key(self, fact: KnobFact, facts: FileFacts) -> None:
+        self.lookup_keys[facts.path].update(fact.names)
+
+    def _choice(self, fact: KnobFact, facts: FileFacts) -> None:
+        if fact.dest is None or fact.action is None:
+            return
+        self.choices[fact.action.rsplit(".", 1)[-1]].append((facts, fact))
+        values = self.choice_values[(facts.path, fact.dest)]
+        values += [v for v in fact.names if v not in values]
 
     def _mirrors(self) -> dict[Key, list[Key]]:
         """Fields whose default is another class's field (`x: int = Other.x`): the same
@@ -271,6 +311,61 @@ class KnobIndex:
         names = {k.name for _, k in flags}
         return [flags[0][1]] if len(names) == 1 else []
 
+    # -- what picks a class by name ----------------------------------------------------------
+
+    def selection(self, cls: str) -> Selection | None:
+        """The flag whose value picks the codebase class `cls` (module-qualified), when
+        exactly one does: a registry that holds the class under a key, linked to the flag
+        whose dest is the key its module looks names up by or whose words name the
+        registry (`reasoning_parser` of `_REASONING_PARSERS_TO_REGISTER`); or branches
+        `if x.dest == "a":` that build the class. Only dests of two words or more, set by
+        one flag: `backend` or `name` alone says too little to link on."""
+        if cls not in self._selections:
+            self._selections[cls] = self._selection(cls)
+        return self._selections[cls]
+
+    def _selection(self, cls: str) -> Selection | None:
+        short = cls.rsplit(".", 1)[-1]
+        if self._short_names().get(short) != [cls]:
+            return None  # another class of that name: which one a string names is unsure
+        found: dict[str, Selection] = {}
+        for path, registry, _ in self.registered.get(short, []):
+            keys = self.registries[(path, registry)]
+            mine = tuple(k for p, r, k in self.registered[short] if (p, r) == (path, registry))
+            for dest in self.dests:
+                if _linked(dest, registry, self.lookup_keys.get(path, set())):
+                    flag = self._one_flag(dest)
+                    if flag is not None:
+                        others = tuple(k for k in keys if k not in mine)
+                        found.setdefault(
+                            flag.name, Selection(flag=flag, values=mine, others=others)
+                        )
+        for facts, fact in self.choices.get(short, []):
+            written = fact.action or ""
+            resolved = self.names.resolve(written, facts)
+            if resolved != cls and resolved in self.names.classes:
+                continue
+            flag = None if "_" not in (fact.dest or "_") else self._one_flag(fact.dest or "")
+            if flag is None:
+                continue
+            values = self.choice_values[(facts.path, fact.dest or "")]
+            others = tuple(v for v in values if v not in fact.names)
+            found.setdefault(flag.name, Selection(flag=flag, values=fact.names, others=others))
+        return next(iter(found.values())) if len(found) == 1 else None
+
+    def _one_flag(self, dest: str) -> Knob | None:
+        flags = self.dests.get(dest, [])
+        if "_" not in dest or len({k.name for _, k in flags}) != 1:
+            return None
+        return flags[0][1]
+
+    def _short_names(self) -> dict[str, list[str]]:
+        if self._by_short is None:
+            self._by_short = defaultdict(list)
+            for qualified in self.names.classes:
+                self._by_short[qualified.rsplit(".", 1)[-1]].append(qualified)
+        return self._by_short
+
     def dest_flags(self) -> dict[str, list[str]]:
         """The flags that set each argparse dest or click parameter, by its name."""
         out: dict[str, list[str]] = {}
@@ -285,6 +380,9 @@ _RULES = {
     "option": KnobIndex._option,
     "env": KnobIndex._env,
     "settings": KnobIndex._settings,
+    "registered": KnobIndex._registered,
+    "lookup-key": KnobIndex._lookup_key,
+    "choice": KnobIndex._choice,
 }
 
 # How the knobs of each kind of input are found, by the input's kind; constants and
@@ -325,6 +423,16 @@ def _with_action(knob: Knob, fact: KnobFact) -> Knob:
     if fact.action in ("'store_true'", '"store_true"'):
         return dataclasses.replace(knob, via="store_true")
     return knob
+
+
+def _linked(dest: str, registry: str, lookup_keys: set[str]) -> bool:
+    """Whether a flag's dest names a registry: its module looks names up by that key, or
+    every word of the dest is a word of the registry's name (a plural counts)."""
+    if dest in lookup_keys:
+        return True
+    words = {w for w in registry.lower().split("_") if w}
+    wanted = dest.lower().split("_")
+    return len(wanted) > 1 and all(w in words or f"{w}s" in words for w in wanted)
 
 
 def _fields(ref: ClassRef) -> list[MemberFact]:

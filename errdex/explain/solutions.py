@@ -2,9 +2,10 @@
 # with the knob it names), then one fix per input the failing condition reads, said with
 # the knob a user types to change it (a flag, an environment variable, a JSON key, a
 # constructor parameter), the public function a private one's argument comes from, the
-# call that raised what a handler wraps, the distribution an import needs (with the
-# package's extra), and an abstract method's implementers. Nothing here tells a user to
-# change a private name or a value the library computes itself.
+# call that raised what a handler wraps, the flag whose value picked the class that
+# raised or that the check refuses (`--reasoning-parser step3`), the distribution an
+# import needs (with the package's extra), and an abstract method's implementers.
+# Nothing here tells a user to change a private name or a value the library computes.
 from __future__ import annotations
 
 import ast
@@ -13,12 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from errdex.explain.access import private_name
+from errdex.explain.access import private_name, private_path
 from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import Clause, literal, parse_input
-from errdex.explain.knobs import KnobIndex, usage
+from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
 from errdex.explain.title import display
-from errdex.expr import Membership, target_source
+from errdex.expr import BoolOp, Call, Expr, IsInstance, Membership, target_source
 from errdex.extract.facts import FileFacts
 from errdex.model import Fix, Hole, Input, Knob
 
@@ -96,6 +97,7 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
     """Fixes for a site, most useful first (see the module comment)."""
     out: list[Fix] = list(advice(analysis, context))
     out += _signal(analysis, context) + _on_purpose(analysis) + _syntax(analysis)
+    out += _text_mode(analysis, context)
     if _importing(analysis):  # a missing module: what to install comes before the rest
         out += _dependencies(analysis, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
@@ -104,6 +106,8 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
         named = {k for f in out for k in f.knobs}
         fixes = [f for f in fixes if f.kind != "caller" and not (f.knobs and set(f.knobs) <= named)]
     out += fixes
+    if not any(f.kind in ("input", "caller") for f in out):
+        out += _selected(analysis, context)
     if not any(f.kind in ("input", "caller") for f in out):
         out += _used_up(analysis, context)
     if not any(f.kind in ("input", "caller") for f in out):
@@ -258,6 +262,90 @@ def _used_up(analysis: Analysis, context: Context) -> list[Fix]:
     ]
 
 
+def _selected(analysis: Analysis, context: Context) -> list[Fix]:
+    """The class that raises, or the class a check refuses (`isinstance(x, Cls)`,
+    `is_cls(x)`), was picked by a flag's value: another value picks another class. Not
+    for an assert or a check on the object's own private state (`self._buffer`): those
+    are the class's invariants, whichever value picked it."""
+    site, owner = analysis.site, analysis.owner
+    if site.kind == "assert" or any(
+        c.subject is not None and c.subject.kind == "attribute" and private_name(c.subject.expr)
+        for c in analysis.trigger + analysis.reached_if
+    ):
+        return []
+    if owner is not None and site.location.function.startswith(owner.fact.qualname + "."):
+        chosen = context.knobs.selection(f"{owner.file.module}.{owner.fact.qualname}")
+        if chosen is not None:
+            name = owner.fact.qualname
+            what = "this class" if private_name(name) else f"`{name}`"
+            return [_choose(f"It is raised by {what}, the class {_picked(chosen)}", chosen)]
+    facts = context.knobs.by_path.get(site.location.file)
+    if facts is None:
+        return []
+    for guard in site.guard:
+        if guard.kind not in ("if", "elif") or guard.negated:
+            continue
+        for check in _held_checks(guard.tree):
+            found = _refused_class(check, facts, context.knobs)
+            if found is None:
+                continue
+            cls, chosen, held = found
+            short = cls.rsplit(".", 1)[-1]
+            text = f"This check refuses `{held}` as a `{short}`, the class {_picked(chosen)}"
+            if private_name(held) or private_name(short):
+                text = f"This check refuses the class {_picked(chosen)}"
+            return [_choose(text, chosen)]
+    return []
+
+
+def _held_checks(node: Expr | None) -> list[Call | IsInstance]:
+    """The calls and `isinstance` checks a test holds when it is true: the test itself,
+    or an operand of an `and` (not one under `not`, nor one of an `or`)."""
+    operands = node.values if isinstance(node, BoolOp) and node.op == "and" else (node,)
+    return [v for v in operands if isinstance(v, Call | IsInstance)]
+
+
+def _refused_class(
+    check: Call | IsInstance, facts: FileFacts, knobs: KnobIndex
+) -> tuple[str, Selection, str] | None:
+    """`isinstance(x, Cls)` or `is_cls(x)` of a codebase class a flag's value picks: the
+    class, the flag, and `x` as written."""
+    candidates: list[str] = []
+    if isinstance(check, IsInstance):
+        types = check.type_names()
+        resolved = knobs.names.resolve(types[0], facts) if len(types) == 1 else ""
+        candidates = [resolved] if resolved in knobs.names.classes else []
+        held = check.target.source()
+    elif check.name.startswith("is_") and len(check.args) == 1 and not check.keywords:
+        wanted = check.name[3:]
+        candidates = [c for c in knobs.names.classes if _snake(c.rsplit(".", 1)[-1]) == wanted]
+        held = check.args[0].source()
+    if len(candidates) != 1:
+        return None
+    chosen = knobs.selection(candidates[0])
+    return None if chosen is None else (candidates[0], chosen, held)
+
+
+def _snake(name: str) -> str:
+    """`MistralTokenizer` -> `mistral_tokenizer`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def _picked(chosen: Selection) -> str:
+    uses = [f"`{chosen.flag.name} {v}`" for v in chosen.values[:3]]
+    return " or ".join(uses) + " selects"
+
+
+def _choose(text: str, chosen: Selection) -> Fix:
+    text += f": if that choice does not fit your setup, choose another `{chosen.flag.name}`"
+    others = chosen.others[:MAX_KNOWN]
+    if others:
+        more = len(chosen.others) - len(others)
+        listed = ", ".join(f"`{o}`" for o in others) + (f" and {more} more" if more else "")
+        text += f" (the code knows {listed})"
+    return Fix(text=text, kind="input", knobs=(chosen.flag.name,))
+
+
 def _set_in_init(subject: Input, facts: FileFacts) -> bool:
     """Whether an attribute is first set inside an `__init__` of `facts`' file: state each
     object starts in, not a class-level setting."""
@@ -294,6 +382,51 @@ def _syntax(analysis: Analysis) -> list[Fix]:
             kind="input",
         )
     ]
+
+
+# The standard library's text streams, and what a check that refuses one wants instead.
+_TEXT_STREAMS = {
+    "io.TextIOBase": 'Open the file{you_pass} in binary mode (`open(path, "rb")`)',
+    "io.TextIOWrapper": 'Open the file{you_pass} in binary mode (`open(path, "rb")`)',
+    "io.StringIO": "Pass an `io.BytesIO` (bytes){to} instead of an `io.StringIO`",
+}
+
+
+def _text_mode(analysis: Analysis, context: Context) -> list[Fix]:
+    """A check that fires when a value is one of the standard library's text streams
+    (`isinstance(f, io.TextIOBase)`) refuses a file opened in text mode: the caller
+    opens it in binary mode."""
+    for guard in analysis.site.guard:
+        if guard.kind not in ("if", "elif") or guard.negated:
+            continue
+        for check in _held_checks(guard.tree):
+            if not isinstance(check, IsInstance) or len(check.type_names()) != 1:
+                continue
+            written = check.type_names()[0]
+            qualified = context.qualify(written) if context.qualify is not None else written
+            wanted = _TEXT_STREAMS.get(qualified)
+            if wanted is None:
+                continue
+            site = analysis.site
+            # the functions of a private module (`httpx/_multipart.py`), and its callers (named
+            # without their module), may not be what a user calls: none is named there
+            caller = None
+            if not private_path(site.location.file):
+                caller = _public_function(site.location.function, context)
+            said = wanted.format(
+                you_pass=f" you pass to `{caller}`" if caller else "",
+                to=f" to `{caller}`" if caller else "",
+            )
+            return [
+                Fix(
+                    text=(
+                        f"{said}: this check refuses a text stream (`{qualified}`), which"
+                        " yields `str` where bytes are needed"
+                    ),
+                    kind="input",
+                )
+            ]
+    return []
 
 
 def _public_function(function: str, context: Context) -> str | None:

@@ -146,7 +146,12 @@ class KnobFact:
     kind "env": an environment variable read, `names` (the variable,), `dest` where its
         value goes: a module-level name or dict key, "self.attr", or a local of `function`;
     kind "settings": a pydantic settings class `dest` whose fields read environment
-        variables named with the prefix `names[0]` ("" when none).
+        variables named with the prefix `names[0]` ("" when none);
+    kind "registered": the class named `dest` is held under the keys `names` by the
+        registry `action` (a module-level dict, or what a `register*` decorator calls);
+    kind "lookup-key": a parameter `names[0]` of `function` that a registry module looks
+        names up by (`x[key]`, `key in x`);
+    kind "choice": an `if dest == value:` branch (values `names`) that builds `action`.
     """
 
     kind: str

@@ -1,7 +1,10 @@
 # The controls one file declares or reads, as facts for explain to link to inputs across
 # files: argparse flags (`add_argument`, including `**get_kwargs(Cls)["field"]`), click
 # and typer options, environment variables read (`os.getenv`, `os.environ`, an
-# `envs`-style dict of readers keyed by the variable), and pydantic settings classes.
+# `envs`-style dict of readers keyed by the variable), and pydantic settings classes;
+# and what picks a class by a name: a registry (a module-level dict of names to classes,
+# or a `register*("name")` class decorator) with the keys its module looks names up by,
+# and an `if x == "name":` branch that builds a class (a flag's value choosing it).
 # Read from the syntax tree only, never run.
 from __future__ import annotations
 
@@ -38,11 +41,15 @@ def knob_facts(
     tree: ast.Module, text: str, lines: list[str], render: Render
 ) -> tuple[KnobFact, ...]:
     """Every control of one module (see the module comment), in source order."""
-    if not any(hint in text for hint in _HINTS):
-        return ()
-    walker = _Walker(lines, render, reads_env="environ" in text or "getenv" in text)
-    walker.block(tree.body, _Where())
-    return tuple(sorted(walker.found, key=lambda k: k.line))
+    found: list[KnobFact] = []
+    if any(hint in text for hint in _HINTS):
+        walker = _Walker(lines, render, reads_env="environ" in text or "getenv" in text)
+        walker.block(tree.body, _Where())
+        found += walker.found
+    found += _registered(tree)  # top-level statements only: no walk
+    if "elif" in text:
+        found += _choices(tree)
+    return tuple(sorted(found, key=lambda k: k.line))
 
 
 class _Walker:
@@ -486,3 +493,175 @@ def _env_prefix(stmt: ast.stmt) -> str | None:
             if _string(key) == "env_prefix":
                 return _string(item)
     return None
+
+
+# -- what picks a class by a name ------------------------------------------------------------
+
+_MIN_REGISTRY = 3  # entries a dict needs to be a registry of classes, not a small table
+_NOT_BUILT = ("Error", "Exception", "Warning")
+
+
+def _registered(tree: ast.Module) -> list[KnobFact]:
+    """Registry entries: `NAME = {"key": Cls, "key": ("module", "Cls"), ...}` at module
+    level (kind "registered": `names` the key, `dest` the class, `action` the registry),
+    `@X.register("key")` on a class, and, in a module with a registry dict, the parameters
+    its functions look a registry up by (kind "lookup-key": `x[key]`, `key in x`)."""
+    out: list[KnobFact] = []
+    decorated: list[KnobFact] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                out += _registry_dict(targets[0].id, stmt.value)
+        elif isinstance(stmt, ast.ClassDef):
+            decorated += _registered_class(stmt)
+    if out:  # a registry dict: the keys this module's functions look it up by
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                out += _lookup_keys(node)
+    return out + decorated
+
+
+def _registry_dict(name: str, value: ast.expr | None) -> list[KnobFact]:
+    if not isinstance(value, ast.Dict) or len(value.keys) < _MIN_REGISTRY:
+        return []
+    entries: list[KnobFact] = []
+    for key, item in zip(value.keys, value.values, strict=True):
+        named = _string(key)
+        if named is None or key is None:
+            return []  # a `**spread` or a computed key: not a table of names
+        cls = _class_named(item)
+        if cls is not None:
+            entries.append(
+                KnobFact(
+                    kind="registered",
+                    names=(named,),
+                    dest=cls,
+                    function="<module>",
+                    owner_class=None,
+                    line=key.lineno,
+                    action=name,
+                )
+            )
+    return entries if len(entries) >= max(_MIN_REGISTRY, len(value.keys) // 2 + 1) else []
+
+
+def _class_named(node: ast.expr) -> str | None:
+    """The class a registry value names: `Cls`, `mod.Cls`, `("module", "Cls")`,
+    `"module:Cls"`."""
+    if isinstance(node, ast.Tuple | ast.List) and node.elts:
+        node = node.elts[-1]
+    written = _string(node)
+    if written is not None:
+        written = re.split(r"[:.]", written)[-1]
+    elif isinstance(node, ast.Name | ast.Attribute):
+        written = _dotted(node)
+        written = None if written is None else written.rsplit(".", 1)[-1]
+    if written is None or not written.isidentifier() or not written[:1].isupper():
+        return None
+    return None if written.isupper() else written
+
+
+def _registered_class(node: ast.ClassDef) -> list[KnobFact]:
+    """`@X.register_module("key")` / `@register("a", "b")` / `@register(name="key")`."""
+    out: list[KnobFact] = []
+    for decorator in node.decorator_list:
+        if not isinstance(decorator, ast.Call):
+            continue
+        written = _dotted(decorator.func) or ""
+        if not written.rsplit(".", 1)[-1].startswith("register"):
+            continue
+        keys = [v for arg in decorator.args for v in _strings(arg)]
+        for keyword in decorator.keywords:
+            if keyword.arg in ("name", "names"):
+                keys += _strings(keyword.value)
+        if keys:
+            out.append(
+                KnobFact(
+                    kind="registered",
+                    names=tuple(keys),
+                    dest=node.name,
+                    function="<module>",
+                    owner_class=None,
+                    line=node.lineno,
+                    action=written.rsplit(".", 1)[0] if "." in written else written,
+                )
+            )
+    return out
+
+
+def _lookup_keys(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[KnobFact]:
+    params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    keys: set[str] = set()
+    for sub in ast.walk(node):
+        key: ast.expr | None = None
+        if isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Load):
+            key = sub.slice
+        elif isinstance(sub, ast.Compare) and isinstance(sub.ops[0], ast.In | ast.NotIn):
+            key = sub.left
+        if isinstance(key, ast.Name) and key.id in params - {"self", "cls"}:
+            keys.add(key.id)
+    return [
+        KnobFact(
+            kind="lookup-key",
+            names=(key,),
+            dest=None,
+            function=node.name,
+            owner_class=None,
+            line=node.lineno,
+        )
+        for key in sorted(keys)
+    ]
+
+
+def _choices(tree: ast.Module) -> list[KnobFact]:
+    """`if x.backend == "a":` / `elif x.backend in ("b", "c"):` whose block builds a class
+    (`obj = Cls(...)`): the value of `backend` chooses `Cls` (kind "choice": `names` the
+    values, `dest` the name compared, `action` the class as written)."""
+    out: list[KnobFact] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        chosen = _chosen_by(node.test)
+        if chosen is None:
+            continue
+        dest, values = chosen
+        for stmt in node.body:
+            value = stmt.value if isinstance(stmt, ast.Assign | ast.Return | ast.Expr) else None
+            func = value.func if isinstance(value, ast.Call) else None
+            written = None if func is None else _dotted(func)
+            last = (written or "").rsplit(".", 1)[-1]
+            if written is None or not last[:1].isupper() or last.endswith(_NOT_BUILT):
+                continue
+            out.append(
+                KnobFact(
+                    kind="choice",
+                    names=values,
+                    dest=dest,
+                    function="<module>",
+                    owner_class=None,
+                    line=stmt.lineno,
+                    action=written,
+                )
+            )
+    return out
+
+
+def _chosen_by(test: ast.expr) -> tuple[str, tuple[str, ...]] | None:
+    """`x.name == "a"` or `x.name in ("a", "b")`: ("name", values)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(test.ops[0], ast.Eq) and _string(left) is not None:
+        left, right = right, left
+    written = _dotted(left)
+    if written is None:
+        return None
+    if isinstance(test.ops[0], ast.Eq):
+        values = tuple(_strings(right)) if _string(right) is not None else ()
+    elif isinstance(test.ops[0], ast.In) and isinstance(right, ast.Tuple | ast.List | ast.Set):
+        values = tuple(v for e in right.elts if (v := _string(e)) is not None)
+        values = values if len(values) == len(right.elts) else ()
+    else:
+        return None
+    return (written.rsplit(".", 1)[-1], values) if values else None
