@@ -259,6 +259,9 @@ class _World:
             "exported": lambda name: name in self.exported,
             "requires": lambda _: self.requires,
             "implementers": lambda asked: self.overrides.all_implement(*asked),
+            "selection": self.index.selection,
+            "class written": lambda asked: self.index.class_written(*asked),
+            "classes snake": self.index.classes_snake,
         }
 
     def _call_paths(self, function: str) -> CallPaths:
@@ -306,9 +309,15 @@ def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
     qualified = None if module is None or function == "<module>" else f"{module}.{function}"
     no_paths: CallPaths = ((), {}, ())
     paths, shorten, callers = log.ask("call paths", qualified) if qualified else no_paths
-    # the knob index as solutions may read it: its environment variables' docs alone
+    # the knob index as solutions may read it: its environment variables' docs, the flag
+    # that picks a class, and the classes a check in the site's own file names
     knobs = KnobIndex.__new__(KnobIndex)
     knobs.env_docs = cast("dict[str, tuple[str | None, SourcePos]]", log.mapping("env"))
+    knobs.selection = log.function("selection")  # type: ignore[method-assign, assignment]
+    knobs.class_written = (  # type: ignore[method-assign]
+        lambda written, path: log.ask("class written", (written, path))
+    )
+    knobs.classes_snake = log.function("classes snake")  # type: ignore[method-assign, assignment]
     context = Context(
         knobs=knobs,
         package=world.package,

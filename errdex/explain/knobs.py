@@ -313,6 +313,16 @@ class KnobIndex:
 
     # -- what picks a class by name ----------------------------------------------------------
 
+    def class_written(self, written: str, path: str) -> str | None:
+        """The codebase class `written` names in the file at `path`, module-qualified."""
+        facts = self.by_path.get(path)
+        resolved = None if facts is None else self.names.resolve(written, facts)
+        return resolved if resolved in self.names.classes else None
+
+    def classes_snake(self, snake: str) -> tuple[str, ...]:
+        """The codebase classes whose name, in snake case, is `snake`."""
+        return tuple(c for c in self.names.classes if _snake(c.rsplit(".", 1)[-1]) == snake)
+
     def selection(self, cls: str) -> Selection | None:
         """The flag whose value picks the codebase class `cls` (module-qualified), when
         exactly one does: a registry that holds the class under a key, linked to the flag
@@ -495,3 +505,8 @@ def _with_value(knob: Knob, default: str | None, type_: str | None) -> Knob:
     if not known:
         return knob
     return dataclasses.replace(knob, usage=usage(knob, default, type_))
+
+
+def _snake(name: str) -> str:
+    """`MistralTokenizer` -> `mistral_tokenizer`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()

@@ -279,14 +279,11 @@ def _selected(analysis: Analysis, context: Context) -> list[Fix]:
             name = owner.fact.qualname
             what = "this class" if private_name(name) else f"`{name}`"
             return [_choose(f"It is raised by {what}, the class {_picked(chosen)}", chosen)]
-    facts = context.knobs.by_path.get(site.location.file)
-    if facts is None:
-        return []
     for guard in site.guard:
         if guard.kind not in ("if", "elif") or guard.negated:
             continue
         for check in _held_checks(guard.tree):
-            found = _refused_class(check, facts, context.knobs)
+            found = _refused_class(check, site.location.file, context.knobs)
             if found is None:
                 continue
             cls, chosen, held = found
@@ -306,29 +303,23 @@ def _held_checks(node: Expr | None) -> list[Call | IsInstance]:
 
 
 def _refused_class(
-    check: Call | IsInstance, facts: FileFacts, knobs: KnobIndex
+    check: Call | IsInstance, path: str, knobs: KnobIndex
 ) -> tuple[str, Selection, str] | None:
-    """`isinstance(x, Cls)` or `is_cls(x)` of a codebase class a flag's value picks: the
-    class, the flag, and `x` as written."""
-    candidates: list[str] = []
+    """`isinstance(x, Cls)` or `is_cls(x)` in the file at `path`, of a codebase class a
+    flag's value picks: the class, the flag, and `x` as written."""
+    candidates: tuple[str, ...] = ()
     if isinstance(check, IsInstance):
         types = check.type_names()
-        resolved = knobs.names.resolve(types[0], facts) if len(types) == 1 else ""
-        candidates = [resolved] if resolved in knobs.names.classes else []
+        resolved = knobs.class_written(types[0], path) if len(types) == 1 else None
+        candidates = () if resolved is None else (resolved,)
         held = check.target.source()
     elif check.name.startswith("is_") and len(check.args) == 1 and not check.keywords:
-        wanted = check.name[3:]
-        candidates = [c for c in knobs.names.classes if _snake(c.rsplit(".", 1)[-1]) == wanted]
+        candidates = knobs.classes_snake(check.name[3:])
         held = check.args[0].source()
     if len(candidates) != 1:
         return None
     chosen = knobs.selection(candidates[0])
     return None if chosen is None else (candidates[0], chosen, held)
-
-
-def _snake(name: str) -> str:
-    """`MistralTokenizer` -> `mistral_tokenizer`."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 def _picked(chosen: Selection) -> str:
