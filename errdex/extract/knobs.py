@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -516,7 +517,7 @@ def _registered(tree: ast.Module) -> list[KnobFact]:
         elif isinstance(stmt, ast.ClassDef):
             decorated += _registered_class(stmt)
     if out:  # a registry dict: the keys this module's functions look it up by
-        for node in ast.walk(tree):
+        for node in _statements(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 out += _lookup_keys(node)
     return out + decorated
@@ -614,12 +615,27 @@ def _lookup_keys(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[KnobFact]
     ]
 
 
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The statements of `tree` (and the except handlers and match cases that hold some),
+    in the order ast.walk gives them, without its walk through every expression: no
+    statement is ever inside an expression."""
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        todo.extend(
+            child
+            for child in ast.iter_child_nodes(node)
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)
+        )
+        yield node
+
+
 def _choices(tree: ast.Module) -> list[KnobFact]:
     """`if x.backend == "a":` / `elif x.backend in ("b", "c"):` whose block builds a class
     (`obj = Cls(...)`): the value of `backend` chooses `Cls` (kind "choice": `names` the
     values, `dest` the name compared, `action` the class as written)."""
     out: list[KnobFact] = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if not isinstance(node, ast.If):
             continue
         chosen = _chosen_by(node.test)
