@@ -10,6 +10,7 @@ from typing import Any
 
 from errdex.expr import Expr, Membership, Name
 from errdex.extract.render import Render, unparse
+from errdex.extract.statements import child_statements
 from errdex.extract.trees import tree_of
 from errdex.model import Guard, GuardKind
 
@@ -246,10 +247,8 @@ def loop_leaves(body: list[ast.stmt]) -> set[str]:
             # a nested loop's own break is not ours; its returns still leave us
             found |= loop_leaves(node.body) & {"return"}
             todo.extend(node.orelse)
-        elif not isinstance(
-            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
-        ):
-            todo.extend(ast.iter_child_nodes(node))
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            todo.extend(child_statements(node))  # both are statements: no expression holds one
     return found
 
 

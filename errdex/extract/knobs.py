@@ -9,8 +9,8 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -18,9 +18,15 @@ from typing import Any
 from errdex.extract.facts import KnobFact
 from errdex.extract.guards import env_read
 from errdex.extract.render import Render
+from errdex.extract.statements import statements
 
 # Words a file must contain for a rule to have anything to find.
 _HINTS = ("add_argument", "environ", "getenv", "click", "typer", "BaseSettings")
+# What each thing `_Walker.expr_in` finds has in its source: a flag its `add_argument`;
+# an environment read `environ` or `getenv`; a reader keyed by its variable (`env_by_key`)
+# the quoted name.
+_FLAG_HINT = re.compile(r"add_argument")
+_ENV_HINTS = re.compile(r"add_argument|environ|getenv|[\"'][A-Z][A-Z0-9_]{2,}[\"']")
 _CLICK = frozenset(
     {"option", "argument", "password_option", "version_option", "confirmation_option"}
 )
@@ -44,7 +50,9 @@ def knob_facts(
     """Every control of one module (see the module comment), in source order."""
     found: list[KnobFact] = []
     if any(hint in text for hint in _HINTS):
-        walker = _Walker(lines, render, reads_env="environ" in text or "getenv" in text)
+        reads_env = "environ" in text or "getenv" in text
+        hot = _hot_lines(text, _ENV_HINTS if reads_env else _FLAG_HINT)
+        walker = _Walker(lines, render, reads_env=reads_env, hot=hot)
         walker.block(tree.body, _Where())
         found += walker.found
     found += _registered(tree)  # top-level statements only: no walk
@@ -53,11 +61,25 @@ def knob_facts(
     return tuple(sorted(found, key=lambda k: k.line))
 
 
+def _hot_lines(text: str, hints: re.Pattern[str]) -> list[int]:
+    """The lines (1-based, ascending) where `hints` occur in `text`."""
+    hot: list[int] = []
+    line, at = 1, 0
+    for match in hints.finditer(text):
+        line += text.count("\n", at, match.start())
+        at = match.start()
+        if not hot or hot[-1] != line:
+            hot.append(line)
+    return hot
+
+
 class _Walker:
-    def __init__(self, lines: list[str], render: Render, *, reads_env: bool):
+    def __init__(self, lines: list[str], render: Render, *, reads_env: bool, hot: list[int]):
         self.lines = lines
         self.render = render
         self.reads_env = reads_env
+        # the lines an expression must span for `expr_in` to have anything to find there
+        self.hot = hot
         self.found: list[KnobFact] = []
         # per function: names bound to `get_kwargs(Cls)` (-> Cls) or `kw["key"]` (-> key)
         self.spreads: dict[str, tuple[str, str | None]] = {}
@@ -120,6 +142,8 @@ class _Walker:
 
     def expr_in(self, node: ast.AST, where: _Where) -> None:
         """Find flags and environment reads in an expression (or statement)."""
+        if not self.spans_hot(node):
+            return
         todo: list[tuple[ast.AST, _Where]] = [(node, where)]
         while todo:
             sub, at = todo.pop()
@@ -143,6 +167,17 @@ class _Walker:
             if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 continue  # walked as statements
             todo.extend((child, at) for child in ast.iter_child_nodes(sub))
+
+    def spans_hot(self, node: ast.AST) -> bool:
+        """Whether `node` spans a line holding one of the hints: what `expr_in` finds (an
+        `add_argument` call, an environment read, a dict keyed by a variable's name) holds
+        one, so an expression that spans none has nothing to find."""
+        first: int | None = getattr(node, "lineno", None)
+        if first is None:
+            return True
+        last: int = getattr(node, "end_lineno", None) or first
+        at = bisect.bisect_left(self.hot, first)
+        return at < len(self.hot) and self.hot[at] <= last
 
     def call(self, node: ast.Call, where: _Where) -> None:
         func = node.func
@@ -517,7 +552,7 @@ def _registered(tree: ast.Module) -> list[KnobFact]:
         elif isinstance(stmt, ast.ClassDef):
             decorated += _registered_class(stmt)
     if out:  # a registry dict: the keys this module's functions look it up by
-        for node in _statements(tree):
+        for node in statements(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 out += _lookup_keys(node)
     return out + decorated
@@ -615,27 +650,12 @@ def _lookup_keys(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[KnobFact]
     ]
 
 
-def _statements(tree: ast.Module) -> Iterator[ast.AST]:
-    """The statements of `tree` (and the except handlers and match cases that hold some),
-    in the order ast.walk gives them, without its walk through every expression: no
-    statement is ever inside an expression."""
-    todo: deque[ast.AST] = deque([tree])
-    while todo:
-        node = todo.popleft()
-        todo.extend(
-            child
-            for child in ast.iter_child_nodes(node)
-            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)
-        )
-        yield node
-
-
 def _choices(tree: ast.Module) -> list[KnobFact]:
     """`if x.backend == "a":` / `elif x.backend in ("b", "c"):` whose block builds a class
     (`obj = Cls(...)`): the value of `backend` chooses `Cls` (kind "choice": `names` the
     values, `dest` the name compared, `action` the class as written)."""
     out: list[KnobFact] = []
-    for node in _statements(tree):
+    for node in statements(tree):
         if not isinstance(node, ast.If):
             continue
         chosen = _chosen_by(node.test)

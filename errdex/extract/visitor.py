@@ -185,6 +185,7 @@ class FileVisitor:
         self.top = module.split(".", 1)[0]
         self.strict = strict
         self.source = source
+        self.walrus = ":=" in source  # no `:=` anywhere: no condition to look for one in
         self.lines = source.split("\n")
         self.render = source_renderer(self.lines)
         self.sites: list[RawSite] = []
@@ -224,7 +225,7 @@ class FileVisitor:
             call_sites=tuple(self.call_sites),
             lines=len(self.lines),
             knobs=knob_facts(tree, self.source, self.lines, self.render),
-            called=frozenset(_CALLED.findall(self.source)),
+            called=called_names(self.source),
             stars=tuple(self.stars),
         )
 
@@ -397,7 +398,8 @@ class FileVisitor:
 
     def visit_If(self, node: ast.If, block: _Block, scope: Scope, kind: GuardKind = "if") -> None:
         test = node.test
-        _note_walrus(scope, test)
+        if self.walrus:
+            _note_walrus(scope, test)
         body = self._guarded(block, self.guard_info(kind, test, False, node.lineno))
         written = len(self.writes)
         body_exits = self.walk(node.body, body, scope)
@@ -444,7 +446,8 @@ class FileVisitor:
     visit_AsyncFor = visit_For
 
     def visit_While(self, node: ast.While, block: _Block, scope: Scope) -> None:
-        _note_walrus(scope, node.test)
+        if self.walrus:
+            _note_walrus(scope, node.test)
         inner = self._guarded(block, self.guard_info("while", node.test, False, node.lineno))
         self.walk(node.body, inner, scope)
         leaves = loop_leaves(node.body)
@@ -1149,8 +1152,21 @@ def _simple(node: ast.expr) -> str | None:
 
 
 _STDLIB = frozenset(sys.stdlib_module_names)
-_CALLED = re.compile(r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(")
+# `name(` where the name is not that of a `def` or `class`, found in the source read
+# backwards: the search then starts at the literal "(" and skips ahead to each one, where
+# forwards it would try every character as the start of a name (8x slower on vllm).
+# The same names as r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(" forwards.
+_CALLED_BACKWARDS = re.compile(r"\(\s*(\w+)(?!\w)(?! fed)(?! ssalc)")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _PARSE_ARGS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
+
+
+def called_names(source: str) -> frozenset[str]:
+    """Every name written as called (`name(`) in `source`, strings and comments included,
+    except those a `def` or `class` defines."""
+    return frozenset(
+        found[::-1] for found in _CALLED_BACKWARDS.findall(source[::-1]) if found[-1] in _NAME_START
+    )
 
 
 def _namespace(scope: Scope, name: str, parameter: Input | None) -> bool:
