@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from errdex.extract import Extraction, extract, scan
+from errdex.extract.cache import NoCache
 from errdex.extract.parse import Skip, parse_file
 from errdex.extract.visitor import UnknownStatement
-from errdex.model import Hole, Text
-from tests.conftest import index_snippet, index_tree, only
+from errdex.model import Hole, Snapshot, Text
+from tests.conftest import index_snippet, index_tree, only, write_tree
 
 
 def texts(code: str) -> list[str | None]:
@@ -581,9 +583,25 @@ def test_parallel_and_serial_give_identical_sites(tmp_path: Path) -> None:
         """
         for i in range(60)
     }
-    serial = index_tree(tmp_path, files, workers=1)
-    parallel = index_tree(tmp_path, files, workers=2)
-    assert serial == parallel and len(serial) == 60
+    files["tests/test_m.py"] = """
+        import pytest
+        from pkg.m3 import f3
+
+        def test_over():
+            with pytest.raises(ValueError, match="x over 3"):
+                f3(4)
+    """
+    serial = extract_tree(tmp_path / "serial", files, workers=1)
+    parallel = extract_tree(tmp_path / "parallel", files, workers=2)  # tests scanned in a worker
+    assert serial.sites == parallel.sites and len(serial.sites) == 60
+    assert serial.tests == parallel.tests
+    assert [t.path for t in serial.tests] == ["tests/test_m.py"]
+
+
+def extract_tree(root: Path, files: dict[str, str], *, workers: int) -> Extraction:
+    write_tree(root, files)
+    snapshot = Snapshot(package="pkg", version="1.0", root=root, source=str(root))
+    return extract(snapshot, scan(snapshot, NoCache()), NoCache(), workers=workers)
 
 
 # -- bad files ------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 # is newer than the running Python's is handed to the newest Python here (elsewhere.py).
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import hashlib
@@ -13,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import (
     FIRST_COMPLETED,
     Future,
@@ -23,7 +24,15 @@ from concurrent.futures import (
 from dataclasses import dataclass
 from pathlib import Path
 
-from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, Outcome, digest, facts_key
+from errdex.extract.cache import (
+    EXTRACTOR_VERSION,
+    FactsCache,
+    Outcome,
+    digest,
+    facts_key,
+    pack,
+    unpack,
+)
 from errdex.extract.elsewhere import ElsewhereFailed, Interpreter, newer_python, parse_elsewhere
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import module_name, walk_files
@@ -131,13 +140,14 @@ def extract(
     """Return every error site of the scanned tree, parsing only what the cache lacks,
     and what the snapshot's test files expect.
 
-    The test scan runs after the parse, not beside it: CPython 3.11's parser is not
-    safe in two threads at once (`SystemError: AST constructor recursion depth
-    mismatch`), and a file lost that way would be reported as one we could not read."""
-    extraction = _extract(snapshot, tree, cache, workers, progress)
+    The test scan runs after the parse, not beside it in a thread: CPython 3.11's parser
+    is not safe in two threads at once (`SystemError: AST constructor recursion depth
+    mismatch`), and a file lost that way would be reported as one we could not read. When
+    the parse has worker processes, one of them scans the tests while this one links."""
+    extraction, found = _extract(snapshot, tree, cache, workers, progress)
     # a test file whose name is not UTF-8 cannot be named in a record: left out
-    found = tuple(test for test in scan_tests(snapshot.root) if is_clean_name(test.path))
-    return dataclasses.replace(extraction, tests=found)
+    tests = tuple(test for test in found if is_clean_name(test.path))
+    return dataclasses.replace(extraction, tests=tests)
 
 
 _OUR_FAILURE = "errdex could not analyse it"
@@ -155,7 +165,7 @@ def _extract(
     cache: FactsCache,
     workers: int | None,
     progress: Progress | None,
-) -> Extraction:
+) -> tuple[Extraction, tuple[TestFile, ...]]:
     keys = {rel: facts_key(rel, file_digest) for rel, file_digest in tree.files}
     outcomes: dict[str, Outcome] = {}
     cached = cache.load(list(keys.values()))
@@ -168,16 +178,46 @@ def _extract(
     total = len(keys)
     if progress:
         progress(len(outcomes), total)
-    parsed = _parse_all(
-        snapshot.root, todo, workers, lambda n: progress and progress(n, total), done=len(outcomes)
-    )
+    workers = workers or os.cpu_count() or 1
+    with _pool(workers if len(todo) >= _PARALLEL_FROM else 1) as pool:
+        packed: dict[str, bytes] = {}
+        parsed = _parse_all(
+            pool,
+            snapshot.root,
+            todo,
+            lambda n: progress and progress(n, total),
+            len(outcomes),
+            packed,
+        )
+        # the tests are scanned in a worker (they only need the files) while this
+        # process links the sites
+        tests = None if pool is None else pool.submit(scan_tests, snapshot.root)
+        extraction = _link(snapshot, tree, cache, keys, outcomes, parsed, packed, workers)
+        found = scan_tests(snapshot.root) if tests is None else tests.result()
+    return extraction, found
+
+
+def _link(
+    snapshot: Snapshot,
+    tree: TreeScan,
+    cache: FactsCache,
+    keys: dict[str, str],
+    outcomes: dict[str, Outcome],
+    parsed: dict[str, Outcome],
+    packed: dict[str, bytes],
+    workers: int,
+) -> Extraction:
+    """The sites of the tree, from the outcomes of the cached files and the `parsed` ones
+    (those the running parser refused are tried with a newer Python first); `packed`
+    holds what the workers packed for the cache of the parsed ones."""
+    total = len(keys)
     python = newer_python() if any(map(_unparsed, parsed.values())) else None
     parsed.update(_parse_newer(python, snapshot.root, parsed, workers))
     outcomes.update(parsed)
     # a file we failed on (a bug of ours, memory) is tried again next time, not cached; so
     # is one that no newer Python here could try (one may be installed by the next index)
     cache.save(
-        (keys[rel], outcome)
+        (keys[rel], packed.get(rel) or pack(outcome))
         for rel, outcome in parsed.items()
         if not _our_failure(outcome) and not (_unparsed(outcome) and isinstance(python, str))
     )
@@ -228,6 +268,12 @@ def parse_batch(
     return [(rel, _parse_one(root, rel, want_calls)) for rel in paths]
 
 
+def _parse_packed(root: str, paths: list[str]) -> list[tuple[str, bytes]]:
+    """parse_batch, each outcome packed for the cache (a worker's job: the parent then
+    only unpacks, which it would have had to do with what the pool sends anyway)."""
+    return [(rel, pack(outcome)) for rel, outcome in parse_batch(root, paths)]
+
+
 def _parse_one(root: str, rel: str, want_calls: frozenset[int]) -> Outcome:
     try:
         data = read_regular(os.path.join(root, rel), MAX_FILE_BYTES + 1)
@@ -248,7 +294,7 @@ def _unparsed(outcome: Outcome) -> bool:
 
 
 def _parse_newer(
-    python: Interpreter | str | None, root: Path, parsed: dict[str, Outcome], workers: int | None
+    python: Interpreter | str | None, root: Path, parsed: dict[str, Outcome], workers: int
 ) -> dict[str, Outcome]:
     """The outcomes of the files the running parser refused, as the newer `python` sees
     them; when there is none, the refusals with the reason why no other Python tried."""
@@ -258,22 +304,38 @@ def _parse_newer(
     if isinstance(python, str):
         return {rel: f"{parsed[rel]}; {python}" for rel in refused}
     try:
-        return parse_elsewhere(python, str(root), refused, workers=workers or os.cpu_count() or 1)
+        return parse_elsewhere(python, str(root), refused, workers=workers)
     except ElsewhereFailed as exc:
         return {rel: f"{_OUR_FAILURE} ({exc}); please report" for rel in refused}
 
 
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[ProcessPoolExecutor | None]:
+    """Worker processes for the parse, or None for one worker (this process).
+
+    ASTs hold no reference cycles: the workers (our own processes, alive for this index
+    only) run without the cyclic collector, which only slows their creation. They also
+    end when this process does, even by kill -9 (see worker_init)."""
+    if workers == 1:
+        yield None
+        return
+    with ProcessPoolExecutor(
+        workers, mp_context=process_context(), initializer=worker_init, initargs=(os.getpid(),)
+    ) as pool:
+        yield pool
+
+
 def _parse_all(
+    pool: ProcessPoolExecutor | None,
     root: Path,
     paths: list[str],
-    workers: int | None,
     progress: Callable[[int], object],
-    *,
     done: int,
+    packed: dict[str, bytes],
 ) -> dict[str, Outcome]:
-    workers = workers or os.cpu_count() or 1
+    """The outcome of each of `paths`; what the workers packed of them in `packed`."""
     results: dict[str, Outcome] = {}
-    if workers == 1 or len(paths) < _PARALLEL_FROM:
+    if pool is None:
         for rel in paths:
             results.update(parse_batch(str(root), [rel]))
             progress(done + len(results))
@@ -283,25 +345,21 @@ def _parse_all(
     big = [rel for rel in by_size if sizes[rel] >= BIG_FILE_BYTES]
     small = by_size[len(big) :]
     batches = [small[i : i + _BATCH] for i in range(0, len(small), _BATCH)]
-    # ASTs hold no reference cycles: the workers (our own processes, alive for this
-    # index only) run without the cyclic collector, which only slows their creation.
-    # They also end when this process does, even by kill -9 (see worker_init).
-    with ProcessPoolExecutor(
-        workers, mp_context=process_context(), initializer=worker_init, initargs=(os.getpid(),)
-    ) as pool:
-        # The big files one after another (in one worker at a time), beside the batches.
-        pending: set[Future[list[tuple[str, Outcome]]]] = set()
-        if big:
-            pending.add(pool.submit(parse_batch, str(root), [big.pop(0)]))
-        pending.update(pool.submit(parse_batch, str(root), batch) for batch in batches)
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                answers = future.result()
-                results.update(answers)
-                if big and any(sizes[rel] >= BIG_FILE_BYTES for rel, _ in answers):
-                    pending.add(pool.submit(parse_batch, str(root), [big.pop(0)]))
-            progress(done + len(results))
+    # The big files one after another (in one worker at a time), beside the batches.
+    pending: set[Future[list[tuple[str, bytes]]]] = set()
+    if big:
+        pending.add(pool.submit(_parse_packed, str(root), [big.pop(0)]))
+    pending.update(pool.submit(_parse_packed, str(root), batch) for batch in batches)
+    while pending:
+        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            answers = future.result()
+            for rel, data in answers:
+                packed[rel] = data
+                results[rel] = unpack(data)
+            if big and any(sizes[rel] >= BIG_FILE_BYTES for rel, _ in answers):
+                pending.add(pool.submit(_parse_packed, str(root), [big.pop(0)]))
+        progress(done + len(results))
     return results
 
 

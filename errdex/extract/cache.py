@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import hashlib
+import pickle
+import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -25,6 +27,18 @@ _PACKAGE = Path(__file__).parent.parent
 EXTRACTOR_VERSION = code_version(Path(__file__).parent, _PACKAGE / "model.py", _PACKAGE / "expr.py")
 
 Outcome = FileFacts | str  # the facts, or why the file was skipped
+
+
+def pack(outcome: Outcome) -> bytes:
+    """An outcome as the cache keeps it (made where it was parsed: in a worker, beside
+    the parse, the index's own process does not pay for it)."""
+    return zlib.compress(pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL), 1)
+
+
+def unpack(data: bytes) -> Outcome:
+    """The outcome `pack` made; raises on a damaged entry (any exception)."""
+    outcome: Outcome = pickle.loads(zlib.decompress(data))
+    return outcome
 
 
 def digest(data: bytes) -> str:
@@ -51,8 +65,8 @@ class FactsCache(Protocol):
         """The outcomes cached under `keys` (see facts_key); misses are left out."""
         ...
 
-    def save(self, items: Iterable[tuple[str, Outcome]]) -> None:
-        """Keep (key, outcome) pairs."""
+    def save(self, items: Iterable[tuple[str, bytes]]) -> None:
+        """Keep (key, packed outcome) pairs (see pack)."""
         ...
 
     def close(self) -> None: ...
@@ -70,7 +84,7 @@ class NoCache:
     def load(self, keys: Sequence[str]) -> dict[str, Outcome]:
         return {}
 
-    def save(self, items: Iterable[tuple[str, Outcome]]) -> None:
+    def save(self, items: Iterable[tuple[str, bytes]]) -> None:
         for _ in items:  # drain: callers may pass a generator with work in it
             pass
 

@@ -5,14 +5,12 @@
 # be read or written on the way is dropped for the rest of the run.
 from __future__ import annotations
 
-import pickle
 import sqlite3
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from errdex.extract.cache import Outcome
+from errdex.extract.cache import Outcome, unpack
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL);
@@ -86,19 +84,13 @@ class SqliteFactsCache:
         out: dict[str, Outcome] = {}
         for key, data in self._rows("SELECT key, data FROM facts WHERE key IN ({marks})", keys):
             try:
-                out[key] = pickle.loads(zlib.decompress(data))
+                out[key] = unpack(data)
             except Exception:  # a stale or damaged entry is just a miss
                 continue
         return out
 
-    def save(self, items: Iterable[tuple[str, Outcome]]) -> None:
-        self._write(
-            "INSERT OR REPLACE INTO facts VALUES (?, ?)",
-            (
-                (key, zlib.compress(pickle.dumps(value, pickle.HIGHEST_PROTOCOL), 1))
-                for key, value in items
-            ),
-        )
+    def save(self, items: Iterable[tuple[str, bytes]]) -> None:
+        self._write("INSERT OR REPLACE INTO facts VALUES (?, ?)", items)
 
     def load_prose(self, keys: Sequence[str]) -> dict[str, bytes]:
         sql = "SELECT key, data FROM prose WHERE key IN ({marks})"
