@@ -12,7 +12,7 @@ import hypothesis.strategies as st
 from hypothesis import given, settings
 
 import errdex
-from errdex.extract.statements import child_statements, statements
+from errdex.extract.syntax import child_statements, statements
 from errdex.extract.visitor import called_names
 
 _OWN_SOURCE = sorted(Path(errdex.__file__).parent.rglob("*.py"))

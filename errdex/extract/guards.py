@@ -10,7 +10,7 @@ from typing import Any
 
 from errdex.expr import Expr, Membership, Name
 from errdex.extract.render import Render, unparse
-from errdex.extract.statements import child_statements
+from errdex.extract.syntax import child_statements, dotted_parts
 from errdex.extract.trees import tree_of
 from errdex.model import Guard, GuardKind
 
@@ -165,7 +165,7 @@ def names_read(node: ast.AST) -> tuple[NameRef, ...]:
         sub = todo.pop()
         kind = type(sub)
         if kind is ast.Attribute:
-            chain = _chain(sub)  # type: ignore[arg-type]
+            chain = dotted_parts(sub)
             if chain is not None:
                 at = (sub.lineno, sub.col_offset)  # type: ignore[attr-defined]
                 if chain[0] in ("self", "cls"):
@@ -193,19 +193,6 @@ def names_read(node: ast.AST) -> tuple[NameRef, ...]:
     return tuple(ref for _, _, ref in found)
 
 
-def _chain(node: ast.Attribute) -> list[str] | None:
-    """["a", "b", "c"] for `a.b.c` (names and attributes only), else None."""
-    parts: list[str] = []
-    current: ast.expr = node
-    while isinstance(current, ast.Attribute):
-        parts.append(current.attr)
-        current = current.value
-    if not isinstance(current, ast.Name):
-        return None
-    parts.append(current.id)
-    return parts[::-1]
-
-
 _GETENV = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get", "os.getenvb"})
 _ENVIRON = frozenset({"os.environ", "environ"})
 
@@ -213,7 +200,7 @@ _ENVIRON = frozenset({"os.environ", "environ"})
 def env_read(node: ast.expr) -> str | None:
     """The variable of `os.getenv("X")`, `os.environ.get("X", d)` or `os.environ["X"]`."""
     if isinstance(node, ast.Call):
-        func = _chain(node.func) if isinstance(node.func, ast.Attribute) else None
+        func = dotted_parts(node.func) if isinstance(node.func, ast.Attribute) else None
         name = ".".join(func) if func else getattr(node.func, "id", None)
         if name in _GETENV and node.args:
             first = node.args[0]
@@ -222,7 +209,7 @@ def env_read(node: ast.expr) -> str | None:
         return None
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute | ast.Name):
         value = node.value
-        base = _chain(value) if isinstance(value, ast.Attribute) else [value.id]
+        base = dotted_parts(value) if isinstance(value, ast.Attribute) else [value.id]
         key = node.slice
         if base and ".".join(base) in _ENVIRON and isinstance(key, ast.Constant):
             return key.value if isinstance(key.value, str) else None

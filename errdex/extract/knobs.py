@@ -18,7 +18,7 @@ from typing import Any
 from errdex.extract.facts import KnobFact
 from errdex.extract.guards import env_read
 from errdex.extract.render import Render
-from errdex.extract.statements import statements
+from errdex.extract.syntax import dotted_name, statements
 
 # Words a file must contain for a rule to have anything to find.
 _HINTS = ("add_argument", "environ", "getenv", "click", "typer", "BaseSettings")
@@ -193,7 +193,7 @@ class _Walker:
         """`kw = get_kwargs(ModelConfig)` and `one = kw["field"]`, for `**kw["field"]`."""
         if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
             arg = value.args[0]
-            written = _dotted(arg)
+            written = dotted_name(arg)
             if written is not None and written.rsplit(".", 1)[-1][:1].isupper():
                 self.spreads[name] = (written, None)
                 return
@@ -391,7 +391,7 @@ class _Walker:
     # -- pydantic settings -----------------------------------------------------------------------
 
     def settings(self, node: ast.ClassDef, qualname: str) -> None:
-        bases = [_dotted(b) or "" for b in node.bases]
+        bases = [dotted_name(b) or "" for b in node.bases]
         if not any(b.rsplit(".", 1)[-1] == "BaseSettings" for b in bases):
             return
         prefix = ""
@@ -454,17 +454,6 @@ def _strings(node: ast.AST | None) -> Iterator[str]:
                 yield value
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _dest(target: ast.expr) -> str | None:
     """The name a value is stored under: `x`, `self.x`."""
     if isinstance(target, ast.Name):
@@ -496,7 +485,7 @@ def _doc(text: str | None) -> str | None:
 def _typer_calls(default: ast.expr | None, annotation: ast.expr | None) -> Iterator[ast.Call]:
     """`typer.Option(...)` as a parameter's default or inside `Annotated[T, ...]`."""
     candidates: list[ast.expr] = [] if default is None else [default]
-    if isinstance(annotation, ast.Subscript) and (_dotted(annotation.value) or "").endswith(
+    if isinstance(annotation, ast.Subscript) and (dotted_name(annotation.value) or "").endswith(
         "Annotated"
     ):
         inner = annotation.slice
@@ -591,7 +580,7 @@ def _class_named(node: ast.expr) -> str | None:
     if written is not None:
         written = re.split(r"[:.]", written)[-1]
     elif isinstance(node, ast.Name | ast.Attribute):
-        written = _dotted(node)
+        written = dotted_name(node)
         written = None if written is None else written.rsplit(".", 1)[-1]
     if written is None or not written.isidentifier() or not written[:1].isupper():
         return None
@@ -604,7 +593,7 @@ def _registered_class(node: ast.ClassDef) -> list[KnobFact]:
     for decorator in node.decorator_list:
         if not isinstance(decorator, ast.Call):
             continue
-        written = _dotted(decorator.func) or ""
+        written = dotted_name(decorator.func) or ""
         if not written.rsplit(".", 1)[-1].startswith("register"):
             continue
         keys = [v for arg in decorator.args for v in _strings(arg)]
@@ -665,7 +654,7 @@ def _choices(tree: ast.Module) -> list[KnobFact]:
         for stmt in node.body:
             value = stmt.value if isinstance(stmt, ast.Assign | ast.Return | ast.Expr) else None
             func = value.func if isinstance(value, ast.Call) else None
-            written = None if func is None else _dotted(func)
+            written = None if func is None else dotted_name(func)
             last = (written or "").rsplit(".", 1)[-1]
             if written is None or not last[:1].isupper() or last.endswith(_NOT_BUILT):
                 continue
@@ -690,7 +679,7 @@ def _chosen_by(test: ast.expr) -> tuple[str, tuple[str, ...]] | None:
     left, right = test.left, test.comparators[0]
     if isinstance(test.ops[0], ast.Eq) and _string(left) is not None:
         left, right = right, left
-    written = _dotted(left)
+    written = dotted_name(left)
     if written is None:
         return None
     if isinstance(test.ops[0], ast.Eq):

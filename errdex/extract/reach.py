@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from errdex.extract.guards import GuardInfo
+from errdex.extract.syntax import dotted_name
 
 _PURE_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "callable", "len"})
 # the kinds whose test is known to hold (or not) wherever the site is reached
@@ -77,22 +78,13 @@ def _roots(node: ast.expr) -> set[str]:
     out: set[str] = set()
     while isinstance(node, ast.Attribute | ast.Subscript):
         if isinstance(node, ast.Attribute):
-            text = _dotted(node)
+            text = dotted_name(node)
             if text is not None:
                 out.add(text)
         node = node.value
     if isinstance(node, ast.Name):
         out.add(node.id)
     return out
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return None if head is None else f"{head}.{node.attr}"
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +137,7 @@ def _reads(node: ast.expr) -> frozenset[str] | None:
             if sub.keywords or not (isinstance(sub.func, ast.Name) and sub.func.id in _PURE_CALLS):
                 return None
         elif isinstance(sub, ast.Attribute):
-            if _dotted(sub) is None:
+            if dotted_name(sub) is None:
                 return None
             reads.update(_roots(sub))
         elif isinstance(sub, ast.Name) and sub.id not in _PURE_CALLS:

@@ -48,6 +48,7 @@ from errdex.extract.members import (
 )
 from errdex.extract.reach import Step, unreachable
 from errdex.extract.render import source_renderer
+from errdex.extract.syntax import dotted_parts
 from errdex.extract.templates import (
     ITEMS,
     MAX_ITEMS,
@@ -854,7 +855,7 @@ class FileVisitor:
             assigned = None if parts[0] in ("self", "cls") else _assigned_in(scope, parts[0])
             if assigned is None or assigned[1]:
                 break
-            alias = _dotted_parts(assigned[0])
+            alias = dotted_parts(assigned[0])
             if alias is None:
                 break
             parts = alias + parts[1:]
@@ -1134,20 +1135,9 @@ def _note_walrus(scope: Scope, test: ast.expr) -> None:
             scope.assigned[sub.target.id] = (sub.value, False)
 
 
-def _dotted_parts(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
-
-
 def _simple(node: ast.expr) -> str | None:
     """The source of an argument that is a name or attribute chain, else None."""
-    parts = _dotted_parts(node)
+    parts = dotted_parts(node)
     return None if parts is None else ".".join(parts)
 
 
