@@ -258,6 +258,8 @@ def _guard_to_json(guard: Guard) -> JSON:
         "negated": guard.negated,
         "line": guard.line,
     }
+    if guard.negated:  # what holds at the raise, so no surface negates the text itself
+        out["holds"] = guard.holds()
     if guard.raised_by is not None:
         out["raised_by"] = guard.raised_by
     if guard.tree is not None:

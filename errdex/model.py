@@ -133,6 +133,13 @@ class Guard:
     # types caught. None where the test is not an expression (`with`, `try`, `case`).
     tree: Expr | None = field(default=None, compare=False)
 
+    def holds(self) -> str:
+        """The condition as it stands where the site is reached: the test, or for a
+        negated one what its negation reads as (`x >= 0` for `not (x < 0)`)."""
+        if not self.negated:
+            return self.test
+        return f"not ({self.test})" if self.tree is None else self.tree.negated().source()
+
 
 InputKind = Kind[
     "field",

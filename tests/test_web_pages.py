@@ -1,8 +1,8 @@
 # What a careful user notices on the pages, in a real browser (Debian's chromium through
-# Playwright) over a real server: conditions keep their parentheses, the package filter
-# reads messages only, search puts message matches first without field labels, a pasted
-# error's answer says what to do inline, docstrings read as paragraphs, long names break
-# only at their seams on a phone, and /docs works without the network.
+# Playwright) over a real server: a negated condition shows what holds at the raise, the
+# package filter reads messages only, search puts message matches first without field
+# labels, a pasted error's answer says what to do inline, docstrings read as paragraphs,
+# long names break only at their seams on a phone, and /docs works without the network.
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -60,13 +60,20 @@ def record_id(store: Store, words: str) -> str:
     return found.id
 
 
-def test_a_negated_condition_keeps_its_parentheses(
+def test_a_negated_condition_shows_what_holds_at_the_raise(
     browser: Browser, shop: tuple[Store, str]
 ) -> None:
     store, base = shop
+    found = record_id(store, "between 1 and 9")
+    guards = httpx.get(f"{base}/api/errors/{found}").json()["guard"]
+    [guard] = [g for g in guards if g["test"] == "self.size == 0 or self.size > 9"]
+    assert guard["negated"]
+    assert guard["holds"] == "self.size != 0 and self.size <= 9"  # De Morgan, from the tree
     page = browser.new_page()
-    page.goto(f"{base}/errors/{record_id(store, 'between 1 and 9')}")
-    expect(page.locator("main")).to_contain_text("not (self.size == 0 or self.size > 9)")
+    page.goto(f"{base}/errors/{found}")
+    conditions = page.locator("ol.guards")
+    expect(conditions).to_contain_text("self.size != 0 and self.size <= 9")
+    expect(conditions).not_to_contain_text("not (")
     page.close()
 
 

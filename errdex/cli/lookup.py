@@ -205,11 +205,8 @@ def _print_conditions(site: ErrorSite) -> None:
     if site.guard:
         _heading("When")
         for guard in site.guard:
-            text = guard.test
-            if guard.kind == "assert":  # the site is the assertion failing: show what it asserts
-                text = f"{text}  fails"
-            elif guard.negated:  # what holds when the site fires: `x >= 0` for `not (x < 0)`
-                text = f"not ({text})" if guard.tree is None else guard.tree.negated().source()
+            # an assert's site is the assertion failing: show what it asserts
+            text = f"{guard.test}  fails" if guard.kind == "assert" else guard.holds()
             out.say(f"  {guard.kind:<10} {text}  ", (f"(line {guard.line})", "dim"))
     settings = [i for i in site.inputs if i.kind != "local"]
     if settings:
