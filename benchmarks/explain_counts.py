@@ -7,8 +7,9 @@ import time
 
 from benchmarks.common import save, table
 from errdex.explain import explain_sites
-from errdex.extract import extract, scan
+from errdex.extract import scan
 from errdex.extract.cache import NoCache
+from errdex.extract.pipeline import extract
 from errdex.sources import resolve
 
 SAMPLE = 10

@@ -8,8 +8,9 @@ import re
 from collections import Counter
 
 from benchmarks.common import save, table
-from errdex.extract import extract, scan
+from errdex.extract import scan
 from errdex.extract.cache import NoCache
+from errdex.extract.pipeline import extract
 from errdex.sources import resolve
 
 

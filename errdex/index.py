@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 from errdex import sources
 from errdex.errors import NotFoundError, PathOutsideTree, SourceError
-from errdex.extract import EXTRACTOR_VERSION, extract, scan
+from errdex.extract import EXTRACTOR_VERSION, scan
 from errdex.extract.cache import FactsCache, NoCache, code_version
 from errdex.model import IndexResult, Snapshot
 from errdex.names import canonical as canonicalize_name
@@ -121,6 +121,10 @@ def index_snapshot(
                 unchanged=True,
                 phases=clock.phases,
             )
+        # what parses and explains is not needed when nothing changed
+        from errdex.explain import explain
+        from errdex.extract.pipeline import extract
+
         with _no_cycle_collector():
             extraction = extract(
                 snapshot,
@@ -130,8 +134,6 @@ def index_snapshot(
                 progress=None if progress is None else lambda d, t: progress("parse", d, t),
             )
             clock.done("parse and link")
-            from errdex.explain import explain  # not needed when nothing changed
-
             explained = explain(extraction, snapshot, cache)
             sites = explained.sites
             clock.done("explain")

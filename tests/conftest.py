@@ -18,9 +18,11 @@ import platformdirs
 import pytest
 
 from errdex.errors import NetworkError
-from errdex.extract import extract, parse_file, scan
+from errdex.extract import scan
 from errdex.extract.cache import NoCache
 from errdex.extract.link import Linker
+from errdex.extract.parse import parse_file
+from errdex.extract.pipeline import extract
 from errdex.model import ErrorSite, Snapshot
 from errdex.sources import pypi
 from errdex.store import Store, open_store

@@ -21,9 +21,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from errdex.extract import extract, scan
+from errdex.extract import scan
 from errdex.extract.cache import NoCache
 from errdex.extract.parse import Skip, parse_file
+from errdex.extract.pipeline import extract
 from errdex.model import Snapshot
 
 ODD_BYTES = (

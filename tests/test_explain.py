@@ -12,8 +12,9 @@ from errdex.explain import explain_sites
 from errdex.explain.conditions import clauses, plain, say
 from errdex.explain.title import clause, hole_name
 from errdex.expr import Expr
-from errdex.extract import extract, scan
+from errdex.extract import scan
 from errdex.extract.cache import NoCache
+from errdex.extract.pipeline import extract
 from errdex.extract.trees import tree_of
 from errdex.index import index_source
 from errdex.model import ErrorSite, Explanation, Input, Snapshot

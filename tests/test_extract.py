@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from errdex.extract import Extraction, extract, scan
+from errdex.extract import Extraction, scan
 from errdex.extract.cache import NoCache
 from errdex.extract.parse import Skip, parse_file
+from errdex.extract.pipeline import extract
 from errdex.extract.visitor import UnknownStatement
 from errdex.model import Hole, Snapshot, Text
 from tests.conftest import index_snippet, index_tree, only, write_tree
@@ -628,10 +629,6 @@ def test_huge_file_is_skipped() -> None:
 
 
 def test_bad_files_are_recorded_and_the_rest_indexed(tmp_path: Path) -> None:
-    from errdex.extract import extract, scan
-    from errdex.extract.cache import NoCache
-    from errdex.model import Snapshot
-
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg/good.py").write_text('def f():\n    raise ValueError("fine")\n')
     (tmp_path / "pkg/py2.py").write_text('print "old"\n')

@@ -33,9 +33,10 @@ from errdex.errors import (
     PathClashError,
     UnsafeArchiveError,
 )
-from errdex.extract import extract, scan
+from errdex.extract import scan
 from errdex.extract.cache import NoCache
 from errdex.extract.parse import MAX_FILE_BYTES, Skip, parse_file
+from errdex.extract.pipeline import extract
 from errdex.index import index_source
 from errdex.model import Snapshot
 from errdex.sources import resolve

@@ -11,9 +11,10 @@ import ast
 from pathlib import Path
 
 from errdex.explain import explain_sites
-from errdex.extract import extract, scan
+from errdex.extract import scan
 from errdex.extract.cache import NoCache
 from errdex.extract.knobs import knob_facts
+from errdex.extract.pipeline import extract
 from errdex.extract.render import source_renderer
 from errdex.model import ErrorSite, Explanation, Fix
 from errdex.sources import resolve

@@ -144,7 +144,8 @@ import sys, time
 from pathlib import Path
 from errdex import sources
 from errdex.explain import explain_sites
-from errdex.extract import extract, scan
+from errdex.extract import scan
+from errdex.extract.pipeline import extract
 from errdex.extract.cache import NoCache
 from errdex.store import open_store
 

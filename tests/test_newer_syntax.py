@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from errdex.extract import extract, parse_batch, scan
+from errdex.extract import scan
 from errdex.extract.cache import NoCache
 from errdex.extract.elsewhere import ENV, Interpreter, newer_python, parse_elsewhere
+from errdex.extract.pipeline import extract, parse_batch
 from errdex.model import ErrorSite, Snapshot
 from errdex.sources import resolve
 from errdex.store.facts import SqliteFactsCache

@@ -185,7 +185,8 @@ def _import_paths() -> list[str]:
 
 def serve(request: dict[str, Any]) -> None:
     """In the child: parse the request's files and write their outcomes to stdout."""
-    from errdex.extract import parse_batch, worker_init
+    from errdex.extract import worker_init
+    from errdex.extract.pipeline import parse_batch
 
     worker_init(os.getppid())
     answers = parse_batch(request["root"], request["paths"], want_calls=request["want_calls"])

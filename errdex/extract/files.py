@@ -18,6 +18,14 @@ from pathlib import Path
 from errdex.model import SkippedFile
 from errdex.sources.reading import is_clean_name, resolves_inside, shown_name, special_kind
 
+MAX_FILE_BYTES = 4 * 1024 * 1024  # a bigger file is skipped, with the reason (too_big)
+
+
+def too_big(size: int) -> str:
+    """The reason a file of `size` bytes is skipped."""
+    return f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte cap"
+
+
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 # Test code beside the package code, at any depth: not the package's own errors. A
 # `testing/` folder inside a package is kept: numpy.testing, torch.testing and

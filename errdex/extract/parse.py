@@ -26,9 +26,9 @@ import warnings
 
 from errdex.extract.downgrade import downgrade
 from errdex.extract.facts import FileFacts
+from errdex.extract.files import MAX_FILE_BYTES, too_big
 from errdex.extract.visitor import FileVisitor
 
-MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_NODES = 2_000_000
 MAX_GUARD_WORK = 5_000_000
 UNPARSED = "does not parse"  # how every reason starts that a newer parser may undo
@@ -37,11 +37,6 @@ _RUNNING = f"Python {sys.version_info.major}.{sys.version_info.minor}"
 
 class Skip(Exception):
     """This file cannot be read as Python; the message says why."""
-
-
-def too_big(size: int) -> str:
-    """The reason a file of `size` bytes is skipped."""
-    return f"file is {size:,} bytes, over the {MAX_FILE_BYTES:,}-byte cap"
 
 
 def decode(data: bytes) -> str:
