@@ -6,6 +6,7 @@
 # goes on. Ray is imported only here, and only when a batch runs.
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import time
@@ -25,6 +26,7 @@ from errdex.store import open_store
 TOP_PREFIX = "pypi-top:"
 # Environment variables a task takes from the driver (wherever on the cluster it runs).
 _FORWARDED = ("ERRDEX_CACHE", "ERRDEX_PYPI_INDEX", "NO_PROXY", "no_proxy")
+_CLEAR_REFS = Path("/proc/self/clear_refs")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,7 +40,9 @@ class Outcome:
     files: int = 0
     sites: int = 0
     seconds: float = 0.0  # the task's own time, download and extraction included
-    peak_rss_mb: float = 0.0  # the peak memory of the worker process that ran it
+    # the peak memory of the worker process while it ran this task (on Linux; elsewhere
+    # since the worker started, which may have run other tasks before)
+    peak_rss_mb: float = 0.0
     attempts: int = 0
     reason: str | None = None
 
@@ -119,6 +123,7 @@ def index_one(spec: str, db: str, env: dict[str, str]) -> dict[str, Any]:
 
     os.environ.update(env)
     started = time.perf_counter()
+    _reset_peak_rss()
     with open_store(db, create=False) as store:  # the driver made it; never a new one
         result = index_source(spec, store, workers=1)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -131,6 +136,14 @@ def index_one(spec: str, db: str, env: dict[str, str]) -> dict[str, Any]:
         "seconds": time.perf_counter() - started,
         "peak_rss_mb": peak_kb / 1024,
     }
+
+
+def _reset_peak_rss() -> None:
+    """Start this process's peak memory (ru_maxrss) afresh, so that a Ray worker, which
+    runs task after task, reports each task's own peak: Linux resets it on `5` written
+    to clear_refs. Elsewhere the peak stays the worker's since it started."""
+    with contextlib.suppress(OSError):
+        _CLEAR_REFS.write_text("5")
 
 
 def retryable(exc: BaseException) -> bool:

@@ -5,6 +5,7 @@
 # stopping.
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -31,6 +32,29 @@ RELEASES = [
     "pypi:requests==2.32.3",
 ]
 MISSING = "/nonexistent/errdex-test/pkg"
+
+
+def test_a_task_reports_its_own_peak_memory_not_the_workers(tmp_path: Path) -> None:
+    """A Ray worker runs task after task: a small task after a big one says its own
+    peak. Two tasks in one real process, the first holding 400 MiB for a moment."""
+    write_tree(tmp_path / "small", {"small/__init__.py": "def f():\n    raise ValueError('x')\n"})
+    db = tmp_path / "db.sqlite"
+    open_store(db).close()
+    script = f"""
+import json
+from errdex.batch import index_one
+held = bytearray(400 * 1024 * 1024)
+held[::4096] = b"x" * len(held[::4096])  # touched: resident, not only reserved
+del held
+print(json.dumps(index_one({str(tmp_path / "small")!r}, {str(db)!r}, {{}})))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    figures = json.loads(done.stdout.splitlines()[-1])
+    assert figures["sites"] == 1
+    if sys.platform.startswith("linux"):
+        assert 0 < figures["peak_rss_mb"] < 300, figures
 
 
 def test_a_list_file_and_the_shipped_ranking(tmp_path: Path) -> None:
