@@ -27,6 +27,7 @@ TOP_PREFIX = "pypi-top:"
 # Environment variables a task takes from the driver (wherever on the cluster it runs).
 _FORWARDED = ("ERRDEX_CACHE", "ERRDEX_PYPI_INDEX", "NO_PROXY", "no_proxy")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
+_WAIT = 1.0  # seconds the driver waits for tasks to end before it asks again
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -241,43 +242,54 @@ def _run_tasks(
         for spec in todo:
             submit(spec, 1)
         while pending:
-            [ready], _ = ray.wait(list(pending), num_returns=1)
-            spec, attempt = pending.pop(ready)
-            try:
-                figures = ray.get(ready)
-            except Exception as exc:
-                cause = _cause(ray, exc)
-                if attempt <= retries and retryable(cause):
-                    submit(spec, attempt + 1)
-                    continue
-                outcome = Outcome(
-                    source=spec, status="failed", attempts=attempt, reason=_reason(cause)
-                )
-                store.record_failure(
-                    IndexFailure(
-                        source=spec,
-                        reason=outcome.reason or "",
-                        attempts=attempt,
-                        failed_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                    )
-                )
-            else:
-                outcome = Outcome(
-                    source=spec,
-                    status="unchanged" if figures["unchanged"] else "indexed",
-                    package=figures["package"],
-                    version=figures["version"],
-                    files=figures["files"],
-                    sites=figures["sites"],
-                    seconds=figures["seconds"],
-                    peak_rss_mb=figures["peak_rss_mb"],
-                    attempts=attempt,
-                )
-                store.clear_failure(spec)
-            outcomes[spec] = outcome
-            report(outcome)
+            # every task that has ended by now, not one per call: a wait is over the whole
+            # pending list, which is long in a batch of thousands
+            done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=_WAIT)
+            for ready in done:
+                spec, attempt = pending.pop(ready)
+                try:
+                    figures = ray.get(ready)
+                except Exception as exc:
+                    cause = _cause(ray, exc)
+                    if attempt <= retries and retryable(cause):
+                        submit(spec, attempt + 1)
+                        continue
+                    outcome = _failed(store, spec, attempt, cause)
+                else:
+                    outcome = _indexed(spec, attempt, figures)
+                    store.clear_failure(spec)
+                outcomes[spec] = outcome
+                report(outcome)
     finally:
         ray.shutdown()
+
+
+def _failed(store: Any, spec: str, attempt: int, cause: BaseException) -> Outcome:
+    """The outcome of a source that failed for good, recorded in the store."""
+    outcome = Outcome(source=spec, status="failed", attempts=attempt, reason=_reason(cause))
+    store.record_failure(
+        IndexFailure(
+            source=spec,
+            reason=outcome.reason or "",
+            attempts=attempt,
+            failed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+    )
+    return outcome
+
+
+def _indexed(spec: str, attempt: int, figures: dict[str, Any]) -> Outcome:
+    return Outcome(
+        source=spec,
+        status="unchanged" if figures["unchanged"] else "indexed",
+        package=figures["package"],
+        version=figures["version"],
+        files=figures["files"],
+        sites=figures["sites"],
+        seconds=figures["seconds"],
+        peak_rss_mb=figures["peak_rss_mb"],
+        attempts=attempt,
+    )
 
 
 def _cause(ray: Any, exc: BaseException) -> BaseException:
