@@ -35,7 +35,8 @@ from errdex.errors import (
 )
 from errdex.extract import scan
 from errdex.extract.cache import NoCache
-from errdex.extract.parse import MAX_FILE_BYTES, Skip, parse_file
+from errdex.extract.files import MAX_FILE_BYTES
+from errdex.extract.parse import Skip, parse_file
 from errdex.extract.pipeline import extract
 from errdex.index import index_source
 from errdex.model import Snapshot
