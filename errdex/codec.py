@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from errdex import expr as x
@@ -117,20 +120,129 @@ def site_to_json(site: ErrorSite, snapshot: Snapshot) -> JSON:
 
 # A record shared by the versions that have it unchanged is stored once, as its body:
 # the contract's object without what only the snapshot says (package, repo, the pinned
-# link, and the report link, whose text names the version: the store keeps it per
-# snapshot). `shared_record_text` puts those back, in the contract's order of keys.
+# link) and with what moves when code above it moves (every line number, and in the
+# report link the version, the commit and the line) left as marks, so that a record whose
+# error only moved is the same body. The snapshot's member row keeps those values
+# (`SharedBody.lines`), and `shared_record_text` puts everything back, byte for byte.
 _SNAPSHOT_KEYS = ("package", "repo")
+# JSON text never holds a raw control character (json escapes them all, as \u00XX), so
+# these marks cannot be mistaken for anything a site says.
+_LINE_MARK = "\x01"  # a line number: the next of SharedBody.lines
+_VERSION_MARK = "\x02"  # in the report link: the snapshot's version, form-encoded
+_COMMIT_MARK = "\x03"  # in the report link: the snapshot's commit, form-encoded
+_ANCHOR_MARK = "\x04"  # in the report link: the site's line, after its `#L`
+_MARKS = (_LINE_MARK, _VERSION_MARK, _COMMIT_MARK, _ANCHOR_MARK)
+# A line number as codec writes it: the value of a "line", "end_line" or "start_line" key
+# (a key, not text: inside a string every quote is escaped).
+_LINE_KEY = re.compile(r'"(?:line|end_line|start_line)":(-?[0-9]+)')
+_ANCHOR = "%23L"  # `#L`, form-encoded, before the line in the report link's pinned link
+
+
+@dataclass(frozen=True, slots=True)
+class SharedBody:
+    """A site's stored body (see above) and the line numbers its marks stand for."""
+
+    text: str
+    lines: tuple[int, ...]
 
 
 def site_body_text(site: ErrorSite) -> str:
-    """The JSON text of `site` without its snapshot's fields (see `shared_record_text`)."""
+    """The JSON text of `site` without its snapshot's fields (package, repo, the pinned
+    link; see `shared_body`), its line numbers and report link as they are."""
     data = _site_json(site, "", "", None, None)
     for key in _SNAPSHOT_KEYS:
         del data[key]
     del data["location"]["url"]
-    if "report_issue_url" in data:
-        data["report_issue_url"] = None  # kept in place, filled in by shared_record_text
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def shared_body(site: ErrorSite, version: str, commit: str | None) -> SharedBody:
+    """The body of `site` as indexed at `version` and `commit`: `site_body_text` with
+    its line numbers, and the version, commit and line in its report link, as marks. A
+    body that would not come back whole keeps its text as it is (never seen; checked
+    because the marks must never lose a byte)."""
+    text = site_body_text(site)
+    report = None if site.explanation is None else site.explanation.report_issue_url
+    marked = text
+    if report:
+        link = _string(report)[1:-1]
+        marked = text.replace(link, _report_marks(link, version, commit, site.location.line))
+    lines = tuple(int(found[1]) for found in _LINE_KEY.finditer(marked))
+    marked = _LINE_KEY.sub(
+        lambda found: found[0][: found.start(1) - found.start(0)] + _LINE_MARK, marked
+    )
+    body = SharedBody(text=marked, lines=lines)
+    if (
+        any(mark in text for mark in _MARKS)
+        or _unmarked(body, version, commit, site.location.line) != text
+    ):
+        return SharedBody(text=text, lines=())
+    return body
+
+
+def _report_marks(link: str, version: str, commit: str | None, line: int) -> str:
+    """The report link with its snapshot's values as marks (each value form-encoded as
+    errdex.explain.report writes it; a value it does not hold stays as it is)."""
+    marked = link.replace(f"{_ANCHOR}{line}", _ANCHOR + _ANCHOR_MARK)
+    if commit:
+        marked = marked.replace(_form(commit), _COMMIT_MARK)
+    return marked.replace(_form(version), _VERSION_MARK) if version else marked
+
+
+def _form(text: str) -> str:
+    return urllib.parse.quote_plus(text, safe="~")
+
+
+def _unmarked(body: SharedBody, version: str, commit: str | None, line: int) -> str:
+    """The text of `body` with the values of its marks: its own lines, and in the report
+    link `version`, `commit` and `line`."""
+    pieces = body.text.split(_LINE_MARK)
+    if len(pieces) != len(body.lines) + 1:
+        raise ValueError(
+            f"a stored body has {len(pieces) - 1} line marks for {len(body.lines)} lines"
+        )
+    text = pieces[0] + "".join(
+        f"{n}{piece}" for n, piece in zip(body.lines, pieces[1:], strict=True)
+    )
+    if _VERSION_MARK in text:
+        text = text.replace(_VERSION_MARK, _form(version))
+    if _COMMIT_MARK in text:
+        text = text.replace(_COMMIT_MARK, _form(commit or ""))
+    if _ANCHOR_MARK in text:
+        text = text.replace(_ANCHOR_MARK, str(line))
+    return text
+
+
+def shared_record_text(
+    body: SharedBody,
+    line: int,
+    package: str,
+    version: str,
+    repo_url: str | None,
+    commit: str | None,
+) -> str:
+    """The JSON text `site_to_json` makes (as `dumps` writes it, without the newline) of
+    a body from `shared_body`, as indexed in the snapshot named by the other fields
+    (`line`: the site's location.line there)."""
+    return _with_snapshot(
+        _unmarked(body, version, commit, line), package, version, repo_url, commit
+    )
+
+
+def v4_record_text(
+    body: str,
+    package: str,
+    version: str,
+    repo_url: str | None,
+    commit: str | None,
+    report_issue_url: str | None,
+) -> str:
+    """`shared_record_text` of a body as schema 4 of the store kept it (its report link
+    null, kept with the snapshot): for the migration that reads those bodies."""
+    text = _with_snapshot(body, package, version, repo_url, commit)
+    if report_issue_url is not None:
+        text = text.replace(_REPORT, ',"report_issue_url":' + _string(report_issue_url), 1)
+    return text
 
 
 _LOCATION = '"location":{'
@@ -138,32 +250,22 @@ _REPORT = ',"report_issue_url":null'
 _DECODER = json.JSONDecoder()
 
 
-def shared_record_text(
-    body: str,
-    package: str,
-    version: str,
-    repo_url: str | None,
-    commit: str | None,
-    report_issue_url: str | None = None,
+def _with_snapshot(
+    body: str, package: str, version: str, repo_url: str | None, commit: str | None
 ) -> str:
-    """The JSON text `site_to_json` makes (as `dumps` writes it, without the newline) of
-    a body from `site_body_text`, as indexed in the snapshot named by the other fields
-    (`report_issue_url`: the site's explanation's, in that snapshot).
+    """`body` (a site's JSON text without its snapshot's fields) with them.
 
     Spliced, not parsed whole: the body's text is `dumps`' own, so the snapshot's fields
     go after the id (16 hex digits, the first key), the pinned link at the end of the
     first "location" object (the site's own: keys are codec's, and no string holds an
-    unescaped quote), the report link in place of its null."""
+    unescaped quote)."""
     head, _, rest = body.partition(",")
     start = rest.index(_LOCATION) + len(_LOCATION) - 1
     location, end = _DECODER.raw_decode(rest, start)
     url = source_url(repo_url, commit, location["file"], location["line"])
-    tail = rest[end:]
-    if report_issue_url is not None:
-        tail = tail.replace(_REPORT, ',"report_issue_url":' + _string(report_issue_url), 1)
     return (
         f"{head},{_snapshot_fields(package, version, repo_url, commit)},{rest[: end - 1]}"
-        f',"url":{"null" if url is None else _string(url)}}}{tail}'
+        f',"url":{"null" if url is None else _string(url)}}}{rest[end:]}'
     )
 
 

@@ -558,19 +558,20 @@ def test_seven_thousand_records_write_fast(store: Store) -> None:
 def test_a_shared_record_reads_as_codec_writes_it(vllm_db: Store) -> None:
     """Every real vllm record, its body spliced back with its snapshot's fields, is the
     text codec writes for it, byte for byte (explanations, links and all)."""
-    from errdex.codec import shared_record_text, site_body_text
+    from errdex.codec import shared_body, shared_record_text
 
-    count = 0
+    count = marked = 0
     for record in vllm_db.iter_records():
         snapshot = Snapshot(package=record.package, version=record.version, root=Path("/"),
                             source="", repo_url=record.repo_url, commit=record.commit)  # fmt: skip
-        report = (
-            None if record.site.explanation is None else record.site.explanation.report_issue_url
-        )
+        body = shared_body(record.site, record.version, record.commit)
         spliced = shared_record_text(
-            site_body_text(record.site), record.package, record.version, record.repo_url,
-            record.commit, report,
+            body, record.site.location.line, record.package, record.version, record.repo_url,
+            record.commit,
         )  # fmt: skip
         assert spliced == dumps(site_to_json(record.site, snapshot)).rstrip("\n"), record.id
         count += 1
+        # the body keeps no line number, version or commit of its own
+        marked += bool(body.lines) and record.commit not in body.text
     assert count > 6000
+    assert marked == count

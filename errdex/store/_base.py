@@ -24,16 +24,19 @@ from errdex.model import (
     StoredSnapshot,
 )
 from errdex.names import canonical as canonicalize_name
-from errdex.store._common import chosen_snapshots, sort_versions, version_key
+from errdex.store._common import chosen_snapshots, sort_versions, unpack_body, version_key
 
 T = TypeVar("T")
 FETCH = 500  # rows fetched at a time when streaming records
 
 
 def record_text(row: Sequence[Any]) -> str:
-    """The record's JSON text from a row that starts with a backend's _record_fields."""
-    body, package, version, repo_url, commit, report_url = row[:6]
-    return codec.shared_record_text(body, package, version, repo_url, commit, report_url)
+    """The record's JSON text from a row that starts with a backend's _record_fields: the
+    stored body, its snapshot's package, version, repo URL and commit, and its member's
+    line and packed lines."""
+    packed, package, version, repo_url, commit, line, lines = row[:7]
+    body = unpack_body(bytes(packed), line, bytes(lines))
+    return codec.shared_record_text(body, line, package, version, repo_url, commit)
 
 
 def record(text: str) -> Record:

@@ -3,8 +3,10 @@
 # default database lives, and what the match index keeps of a site.
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,10 +14,12 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from errdex import rank
+from errdex.codec import SharedBody
 from errdex.model import ErrorSite, IndexedSite
 from errdex.text import shape
 
 VersionKey = tuple[int, Version | None, str]
+_ZLIB_LEVEL = 6
 
 
 def version_key(version: str) -> VersionKey:
@@ -141,4 +145,77 @@ def indexed_site(row: Sequence[Any]) -> IndexedSite:
         exception_names=(name, qualname, *(bases.split() if bases else ())),
         text=text,
         holes=() if holes is None else tuple(tuple(group) for group in json.loads(holes)),
+    )
+
+
+# -- a shared record's body and its member's line numbers ----------------------------------
+
+
+def record_digest(package: str, body: SharedBody) -> bytes:
+    """The key of a stored body: the first 16 bytes of SHA-256 over the package's name and
+    the body's text (records of two packages are never one row)."""
+    return hashlib.sha256(f"{package}\n{body.text}".encode()).digest()[:16]
+
+
+def pack_body(body: SharedBody) -> bytes:
+    """A body's text as stored: zlib-compressed (a vllm body is 5 kB of JSON, a third of
+    that compressed, and reads back in microseconds)."""
+    return zlib.compress(body.text.encode(), _ZLIB_LEVEL)
+
+
+def pack_lines(line: int, lines: Sequence[int]) -> bytes:
+    """`lines` (a member's line numbers, in its body's order) as stored: each one's
+    difference from the one before (the first's from `line`, the site's own), as a
+    zigzag varint, since most lie a few lines from the site: 1-2 bytes each."""
+    out = bytearray()
+    before = line
+    for value in lines:
+        delta = value - before
+        before = value
+        zig = delta * 2 if delta >= 0 else -delta * 2 - 1
+        while zig >= 0x80:
+            out.append((zig & 0x7F) | 0x80)
+            zig >>= 7
+        out.append(zig)
+    return bytes(out)
+
+
+def unpack_lines(line: int, packed: bytes) -> tuple[int, ...]:
+    """The line numbers `pack_lines(line, ...)` packed."""
+    out: list[int] = []
+    before, zig, shift = line, 0, 0
+    for byte in packed:
+        zig |= (byte & 0x7F) << shift
+        if byte & 0x80:
+            shift += 7
+            continue
+        before += zig >> 1 if not zig & 1 else -((zig + 1) >> 1)
+        out.append(before)
+        zig = shift = 0
+    return tuple(out)
+
+
+def unpack_body(packed: bytes, line: int, lines: bytes) -> SharedBody:
+    """The SharedBody of a stored body and its member's packed lines."""
+    return SharedBody(text=zlib.decompress(packed).decode(), lines=unpack_lines(line, lines))
+
+
+def search_texts(site: ErrorSite) -> tuple[str | None, ...]:
+    """The text of each of rank.FIELDS that search reads for `site`, the same in every
+    version that shares its body: the solutions without the site's report link (it names
+    the version and commit; what it says, the message and title, is searched already)."""
+    e = site.explanation
+    solutions = None
+    if e is not None and e.solutions:
+        solutions = " · ".join(e.solutions)
+        if e.report_issue_url:
+            solutions = solutions.replace(e.report_issue_url, "")
+    return (
+        None if site.message is None else site.message.text,
+        None if e is None else e.title,
+        solutions,
+        ", ".join(i.expr for i in site.inputs) or None,
+        f"{site.exception.name} {site.exception.qualname}",
+        site.location.function,
+        site.location.file,
     )

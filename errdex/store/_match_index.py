@@ -21,7 +21,7 @@ _CHUNK = 500  # values per IN (...) list
 SITE_COLUMNS = ("template_id", "base", "exc_bases", "holes")
 
 
-def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
+def chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
     for start in range(0, len(values), _CHUNK):
         yield values[start : start + _CHUNK]
 
@@ -32,7 +32,7 @@ def templates_of(conn: sqlite3.Connection, sites: Sequence[ErrorSite]) -> list[i
     wanted, keys = template_wants(sites)
     ids: dict[str, int] = {}
     names = list(wanted)
-    for chunk in _chunks(names):
+    for chunk in chunks(names):
         marks = ",".join("?" * len(chunk))
         ids.update(conn.execute(f"SELECT lits, id FROM templates WHERE lits IN ({marks})", chunk))
     postings: list[tuple[str, int]] = []
@@ -70,7 +70,7 @@ def drop_orphans(conn: sqlite3.Connection, template_ids: Collection[int]) -> Non
         if conn.execute("SELECT 1 FROM sites WHERE template_id = ? LIMIT 1", (tid,)).fetchone()
         is None
     ]
-    for chunk in _chunks(gone):
+    for chunk in chunks(gone):
         marks = ",".join("?" * len(chunk))
         conn.execute(
             "UPDATE key_counts SET df = df - (SELECT count(*) FROM template_keys AS tk"
@@ -91,7 +91,7 @@ def rebuild(conn: sqlite3.Connection, site_from_record: Any) -> None:
     conn.execute("DELETE FROM key_counts")
     conn.execute("DELETE FROM templates")
     rows = conn.execute("SELECT id, record FROM sites ORDER BY id").fetchall()
-    for chunk in _chunks(rows):
+    for chunk in chunks(rows):
         sites = [site_from_record(record) for _, record in chunk]
         tids = templates_of(conn, sites)
         conn.executemany(
@@ -113,7 +113,7 @@ def template_count(conn: sqlite3.Connection) -> int:
 def key_counts(conn: sqlite3.Connection, keys: Collection[str]) -> dict[str, int]:
     """How many templates hold each of `keys` (keys no template holds are left out)."""
     out: dict[str, int] = {}
-    for chunk in _chunks(list(keys)):
+    for chunk in chunks(list(keys)):
         marks = ",".join("?" * len(chunk))
         out.update(conn.execute(f"SELECT key, df FROM key_counts WHERE key IN ({marks})", chunk))
     return out
@@ -122,7 +122,7 @@ def key_counts(conn: sqlite3.Connection, keys: Collection[str]) -> dict[str, int
 def postings(conn: sqlite3.Connection, keys: Collection[str]) -> dict[str, list[int]]:
     """The templates that hold each of `keys`."""
     out: dict[str, list[int]] = {}
-    for chunk in _chunks(list(keys)):
+    for chunk in chunks(list(keys)):
         marks = ",".join("?" * len(chunk))
         for key, tid in conn.execute(
             f"SELECT key, template_id FROM template_keys WHERE key IN ({marks})", chunk
@@ -135,7 +135,7 @@ def masses(conn: sqlite3.Connection, template_ids: Collection[int], total: int) 
     """For each template, the summed rarity (idf over `total` templates) of all its keys:
     the most evidence it can get, by which its score is normalized."""
     out: dict[int, float] = dict.fromkeys(template_ids, 0.0)
-    for chunk in _chunks(list(template_ids)):
+    for chunk in chunks(list(template_ids)):
         marks = ",".join("?" * len(chunk))
         for tid, df in conn.execute(
             "SELECT tk.template_id, kc.df FROM template_keys AS tk"
@@ -169,7 +169,7 @@ def indexed_sites(
         ("s.base", list(bases)),
     ]
     for column, values in filters:
-        for chunk in _chunks(values):
+        for chunk in chunks(values):
             marks = ",".join("?" * len(chunk))
             sql = (
                 "SELECT DISTINCT sn.package, s.site_id FROM sites AS s"
@@ -182,7 +182,7 @@ def indexed_sites(
             hits.update(conn.execute(sql, params))
     out: list[IndexedSite] = []
     ids = sorted({site_id for _, site_id in hits})
-    for chunk in _chunks(ids):
+    for chunk in chunks(ids):
         marks = ",".join("?" * len(chunk))
         for row in conn.execute(
             f"{_INDEXED} WHERE s.site_id IN ({marks}) ORDER BY s.id", chunk

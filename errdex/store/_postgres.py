@@ -12,12 +12,12 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import hashlib
 import itertools
+import json
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -26,6 +26,7 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from errdex import codec, rank
+from errdex.codec import SharedBody
 from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
@@ -40,8 +41,15 @@ from errdex.model import (
 from errdex.store import _postgres_index as index
 from errdex.store import _postgres_search as search
 from errdex.store._base import FETCH, StoreBase, T, record, record_text
-from errdex.store._common import index_columns, search_highlight
-from errdex.store._schema import SCHEMA_VERSION, full_schema
+from errdex.store._common import (
+    index_columns,
+    pack_body,
+    pack_lines,
+    record_digest,
+    search_highlight,
+    search_texts,
+)
+from errdex.store._schema import MIGRATIONS, SCHEMA_VERSION, full_schema
 
 _POOL_MAX = 8  # connections per store (each thread of a server borrows one per query)
 _CONNECT_SECONDS = 10
@@ -83,25 +91,16 @@ def _glob_regex(pattern: str) -> str:
     return "".join(out) + "$"
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Row:
-    """A site as the `incoming` table of a write takes it."""
-
-    digest: str
-    ord: int
-    report_url: str | None
-    values: tuple[Any, ...]
-
-
+# The records a write adds, as its `incoming` table takes them (before their words
+# become tsvectors).
 _INCOMING = (
-    "digest TEXT, ord INTEGER, report_url TEXT, site_id TEXT, file TEXT, line INTEGER,"
-    " function TEXT, kind TEXT, exc_name TEXT, exc_qualname TEXT, exc_short TEXT,"
-    " message_text TEXT, message_literal TEXT, title TEXT, body TEXT, template_id BIGINT,"
-    " base TEXT, exc_bases TEXT, holes TEXT, f_solutions TEXT, f_inputs TEXT, "
-    + ", ".join(f"w_{field} TEXT" for field in rank.FIELDS)
+    "digest BYTEA, site_id TEXT, file TEXT, function TEXT, kind TEXT, exc_name TEXT,"
+    " exc_qualname TEXT, exc_short TEXT, message_text TEXT, message_literal TEXT,"
+    " title TEXT, body BYTEA, template_id BIGINT, base TEXT, exc_bases TEXT, holes TEXT,"
+    " f_solutions TEXT, f_inputs TEXT, " + ", ".join(f"w_{field} TEXT" for field in rank.FIELDS)
 )
 _RECORD_COLUMNS = (
-    "digest, site_id, file, line, function, kind, exc_name, exc_qualname, exc_short,"
+    "digest, site_id, file, function, kind, exc_name, exc_qualname, exc_short,"
     " message_text, message_literal, title, body, template_id, base, exc_bases, holes,"
     " f_solutions, f_inputs"
 )
@@ -113,11 +112,138 @@ _VECTOR_VALUES = (
     + ")"
 )
 # What a query selects to make a Record: the body and its snapshot's fields.
-_RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id, m.report_url"
+_RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id, m.line, m.lines"
 
 
 def _record(row: Sequence[Any]) -> Record:
     return record(record_text(row))
+
+
+def _record_values(
+    digest: bytes, body: SharedBody, site: ErrorSite, template: int | None
+) -> tuple[Any, ...]:
+    """The `incoming` row of a record to add, in _INCOMING order."""
+    message = site.message
+    text = literal = None
+    if message is not None:
+        text = message.text
+        if message.static:
+            literal = message.literal_text.strip()
+    title = None if site.explanation is None else site.explanation.title
+    loc, exc = site.location, site.exception
+    base, bases, holes = index_columns(site)
+    fields = search_texts(site)
+    return (
+        digest,
+        site.id,
+        loc.file,
+        loc.function,
+        site.kind,
+        exc.name,
+        exc.qualname,
+        exc.qualname.rpartition(".")[2],
+        text,
+        literal,
+        title,
+        pack_body(body),
+        template,
+        base,
+        bases,
+        holes,
+        fields[2],
+        fields[3],
+        *(search.words(value) for value in fields),
+    )
+
+
+def _add_records(
+    conn: Connection[Any],
+    snapshot_id: int,
+    snapshot: Snapshot,
+    sites: Sequence[ErrorSite],
+    templates: Sequence[int | None],
+) -> None:
+    """Make each of `sites` a member of the snapshot, adding the records not stored yet
+    (only those are compressed and sent)."""
+    bodies = [codec.shared_body(site, snapshot.version, snapshot.commit) for site in sites]
+    digests = [record_digest(snapshot.package, body) for body in bodies]
+    ids: dict[bytes, int] = {
+        bytes(digest): record_id
+        for digest, record_id in conn.execute(
+            "SELECT digest, id FROM records WHERE digest = ANY(%s)", (list(set(digests)),)
+        )
+    }
+    new: dict[bytes, tuple[Any, ...]] = {}
+    for site, body, digest, template in zip(sites, bodies, digests, templates, strict=True):
+        if digest not in ids and digest not in new:
+            new[digest] = _record_values(digest, body, site, template)
+    if new:
+        conn.execute(f"CREATE TEMP TABLE incoming ({_INCOMING}) ON COMMIT DROP")
+        with conn.cursor().copy("COPY incoming FROM STDIN") as copy:
+            for values in new.values():
+                copy.write_row(values)
+        ids.update(
+            (bytes(digest), record_id)
+            for digest, record_id in conn.execute(
+                f"INSERT INTO records ({_RECORD_COLUMNS}, {_VECTORS})"
+                f" SELECT {_RECORD_COLUMNS}, {_VECTOR_VALUES} FROM incoming"
+                " RETURNING digest, id"
+            )
+        )
+        conn.execute("DROP TABLE incoming")
+    with conn.cursor().copy(
+        "COPY members (snapshot_id, ord, record_id, line, lines) FROM STDIN"
+    ) as copy:
+        for ord, (site, body, digest) in enumerate(zip(sites, bodies, digests, strict=True)):
+            line = site.location.line
+            copy.write_row((snapshot_id, ord, ids[digest], line, pack_lines(line, body.lines)))
+
+
+def reshape_records(conn: Connection[Any]) -> None:
+    """Store the sites of a database of schema 4 (records shared only when unchanged,
+    with their line numbers; the report link kept per snapshot) as this schema does,
+    each snapshot's sites read as schema 4 wrote them."""
+    snapshots = conn.execute(
+        "SELECT id, package, version, source, repo_url, commit_id FROM snapshots ORDER BY id"
+    ).fetchall()
+    stored: dict[int, list[tuple[ErrorSite, int | None]]] = {}
+    for snapshot_id, package, version, _, repo_url, commit in snapshots:
+        stored[snapshot_id] = [
+            (
+                codec.site_from_json(
+                    json.loads(
+                        codec.v4_record_text(body, package, version, repo_url, commit, report)
+                    )
+                ),
+                tid,
+            )
+            for body, report, tid in conn.execute(
+                "SELECT r.body, m.report_url, r.template_id FROM members AS m"
+                " JOIN records AS r ON r.id = m.record_id WHERE m.snapshot_id = %s"
+                " ORDER BY m.ord",
+                (snapshot_id,),
+            )
+        ]
+    conn.execute("DROP TABLE members")
+    conn.execute("DROP TABLE records")
+    schema = full_schema("postgresql")
+    for name in ("CREATE TABLE records", "CREATE TABLE members"):
+        start = schema.index(name)
+        conn.execute(schema[start : schema.index(";", start) + 1])
+    for line in schema.splitlines():
+        if line.startswith(("CREATE INDEX records_", "CREATE INDEX members_")):
+            conn.execute(line)
+    for snapshot_id, package, version, source, repo_url, commit in snapshots:
+        snapshot = Snapshot(
+            package=package,
+            version=version,
+            root=Path("/"),
+            source=source,
+            repo_url=repo_url,
+            commit=commit,
+        )
+        sites = stored[snapshot_id]
+        _add_records(conn, snapshot_id, snapshot, [s for s, _ in sites], [t for _, t in sites])
 
 
 class PostgresStore(StoreBase):
@@ -128,7 +254,7 @@ class PostgresStore(StoreBase):
     _mark = "%s"
     _no_limit = None
     _record_fields = _RECORD_FIELDS
-    _record_order = "ORDER BY sel.key, r.file, r.line, m.ord"
+    _record_order = "ORDER BY sel.key, r.file, m.line, m.ord"
     _id_field = "r.site_id"
     _site_rows = (
         "FROM records AS r JOIN members AS m ON m.record_id = r.id"
@@ -210,11 +336,26 @@ class PostgresStore(StoreBase):
                     (str(SCHEMA_VERSION),),
                 )
             elif found < SCHEMA_VERSION:
-                # No step has PostgreSQL SQL before version 4, where PostgreSQL begins.
-                raise StoreError(
-                    f"{self.where} has errdex schema version {found}, which PostgreSQL"
-                    " databases never had; index into a new database"
-                )
+                self._migrate(conn, found)
+
+    def _migrate(self, conn: Connection[Any], found: int) -> None:
+        """Take a database of schema `found` to SCHEMA_VERSION (in the caller's
+        transaction)."""
+        steps = [MIGRATIONS[version] for version in range(found, SCHEMA_VERSION)]
+        if any(step.postgresql is None for step in steps):
+            # PostgreSQL begins at version 4: no step before it has PostgreSQL SQL.
+            raise StoreError(
+                f"{self.where} has errdex schema version {found}, which PostgreSQL"
+                " databases never had; index into a new database"
+            )
+        for step in steps:
+            if step.postgresql:
+                conn.execute(step.postgresql)
+        if any(step.share_records for step in steps):
+            reshape_records(conn)
+        conn.execute(
+            "UPDATE meta SET value = %s WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+        )
 
     def _check_not_newer(self, found: int | None) -> None:
         if found is not None and found > SCHEMA_VERSION:
@@ -295,7 +436,6 @@ class PostgresStore(StoreBase):
         Raises StoreError for a database that cannot be written.
         """
         written = list(sites)  # before the transaction: the lock is held only to write
-        rows = [self._row(snapshot.package, n, site) for n, site in enumerate(written)]
         with self._writing(f"{snapshot.package} {snapshot.version}") as conn:
             old_records = self._delete_snapshot(conn, snapshot.package, snapshot.version)
             found = conn.execute(
@@ -325,24 +465,7 @@ class PostgresStore(StoreBase):
                     (snapshot_id, [s.path for s in skipped], [s.reason for s in skipped]),
                 )
             templates = index.templates_of(conn, written)
-            conn.execute(f"CREATE TEMP TABLE incoming ({_INCOMING}) ON COMMIT DROP")
-            with conn.cursor().copy("COPY incoming FROM STDIN") as copy:
-                for row, template in zip(rows, templates, strict=True):
-                    values = list(row.values)
-                    values[12] = template  # template_id
-                    copy.write_row((row.digest, row.ord, row.report_url, *values))
-            conn.execute(
-                f"INSERT INTO records ({_RECORD_COLUMNS}, {_VECTORS})"
-                f" SELECT {_RECORD_COLUMNS}, {_VECTOR_VALUES} FROM incoming"
-                " ON CONFLICT (digest) DO NOTHING"
-            )
-            conn.execute(
-                "INSERT INTO members (snapshot_id, record_id, ord, report_url)"
-                " SELECT %s, r.id, i.ord, i.report_url FROM incoming AS i"
-                " JOIN records AS r USING (digest)"
-                " ON CONFLICT DO NOTHING",
-                (snapshot_id,),
-            )
+            _add_records(conn, snapshot_id, snapshot, written, templates)
             if old_records:
                 gone = conn.execute(
                     "DELETE FROM records AS r WHERE r.id = ANY(%s)"
@@ -352,47 +475,6 @@ class PostgresStore(StoreBase):
                 ).fetchall()
                 index.drop_orphans(conn, {t for (t,) in gone if t is not None})
             self._bump_generation(conn)
-
-    @staticmethod
-    def _row(package: str, ord: int, site: ErrorSite) -> _Row:
-        body = codec.site_body_text(site)
-        digest = hashlib.sha256(f"{package}\n{body}".encode()).hexdigest()
-        message = site.message
-        text = literal = None
-        if message is not None:
-            text = message.text
-            if message.static:
-                literal = message.literal_text.strip()
-        title = None if site.explanation is None else site.explanation.title
-        loc, exc = site.location, site.exception
-        base, bases, holes = index_columns(site)
-        fields = search.field_texts(site)
-        return _Row(
-            digest=digest,
-            ord=ord,
-            report_url=None if site.explanation is None else site.explanation.report_issue_url,
-            values=(
-                site.id,
-                loc.file,
-                loc.line,
-                loc.function,
-                site.kind,
-                exc.name,
-                exc.qualname,
-                exc.qualname.rpartition(".")[2],
-                text,
-                literal,
-                title,
-                body,
-                None,  # the template, known inside the transaction
-                base,
-                bases,
-                holes,
-                fields[2],
-                fields[3],
-                *(search.words(value) for value in fields),
-            ),
-        )
 
     @staticmethod
     def _delete_snapshot(conn: Connection[Any], package: str, version: str) -> list[int]:
@@ -492,8 +574,8 @@ class PostgresStore(StoreBase):
         hits = tuple(
             SearchHit(
                 record=_record(row),
-                score=float(row[6]),
-                highlight=search_highlight(words, tuple(row[8:])),
+                score=float(row[7]),
+                highlight=search_highlight(words, tuple(row[9:])),
             )
             for row in rows
         )
@@ -521,16 +603,16 @@ class PostgresStore(StoreBase):
             return SearchResult(total=total, hits=())
         rows = self._read(
             f"SELECT {_RECORD_FIELDS}, similarity(r.message_text, %s), r.message_text, r.title"
-            f"{sql} ORDER BY 7 DESC, r.site_id, m.snapshot_id LIMIT %s OFFSET %s",
+            f"{sql} ORDER BY 8 DESC, r.site_id, m.snapshot_id LIMIT %s OFFSET %s",
             [fragment, *params, limit, offset],
         )
         hits = tuple(
             SearchHit(
                 record=_record(row),
-                score=round(float(row[6]), 4),
+                score=round(float(row[7]), 4),
                 highlight={
-                    "message": search.fragment_marks(row[7], fragment),
-                    "title": search.fragment_marks(row[8], fragment),
+                    "message": search.fragment_marks(row[8], fragment),
+                    "title": search.fragment_marks(row[9], fragment),
                 },
             )
             for row in rows
@@ -542,10 +624,10 @@ class PostgresStore(StoreBase):
         search covers by default (the newest version of each package)."""
         ids = self._selected(None, None)
         rows = self._read(
-            f"SELECT r.site_id, sn.package, sn.version, r.line, {', '.join(search.TEXTS)}"
+            f"SELECT r.site_id, sn.package, sn.version, m.line, {', '.join(search.TEXTS)}"
             " FROM members AS m JOIN records AS r ON r.id = m.record_id"
             " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE m.snapshot_id = ANY(%s)"
-            " ORDER BY sn.package, r.file, r.line, r.site_id",
+            " ORDER BY sn.package, r.file, m.line, r.site_id",
             [ids],
         )
         return [(r[0], r[1], r[2], r[3], tuple(r[4:])) for r in rows]

@@ -113,7 +113,7 @@ def masses(conn: Connection[Any], template_ids: Collection[int], total: int) -> 
 
 
 _INDEXED = (
-    "SELECT r.template_id, t.lits, r.site_id, sn.package, sn.version, r.file, r.line,"
+    "SELECT r.template_id, t.lits, r.site_id, sn.package, sn.version, r.file, m.line,"
     " r.function, r.exc_name, r.exc_qualname, r.exc_bases, r.message_text, r.holes"
     " FROM records AS r JOIN members AS m ON m.record_id = r.id"
     " JOIN snapshots AS sn ON sn.id = m.snapshot_id"

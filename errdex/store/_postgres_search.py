@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from errdex import rank
-from errdex.model import ErrorSite, Segment
+from errdex.model import Segment
 
 # The tsvector column of each of rank.FIELDS, and the SQL that gives the field's text.
 VECTORS = tuple(f"t_{field}" for field in rank.FIELDS)
@@ -20,20 +20,6 @@ TEXTS = (
     "r.function",
     "r.file",
 )
-
-
-def field_texts(site: ErrorSite) -> tuple[str | None, ...]:
-    """The text of each of rank.FIELDS for one site, as the SQLite store's index has it."""
-    e = site.explanation
-    return (
-        None if site.message is None else site.message.text,
-        None if e is None else e.title,
-        " · ".join(e.solutions) if e is not None and e.solutions else None,
-        ", ".join(i.expr for i in site.inputs) or None,
-        f"{site.exception.name} {site.exception.qualname}",
-        site.location.function,
-        site.location.file,
-    )
 
 
 def words(text: str | None) -> str:

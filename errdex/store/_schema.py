@@ -2,14 +2,13 @@
 # version n the step that takes a database of schema n to n + 1, written once per SQL
 # dialect. A new database is made at SCHEMA_VERSION directly from its dialect's full
 # schema (schema.sql for SQLite, postgres.sql for PostgreSQL); keep those in step with
-# the steps here. PostgreSQL support began at version 4, so it has no steps yet: no
-# PostgreSQL database of an older schema exists.
+# the steps here. PostgreSQL support began at version 4, so its steps start there.
 from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -17,9 +16,12 @@ class Step:
     """The SQL that takes a database from one schema version to the next."""
 
     sqlite: str
+    # PostgreSQL's SQL of the step (None: no PostgreSQL database had this version)
+    postgresql: str | None = None
     # the match index must be filled again from the stored records after this step
     rebuild_match_index: bool = False
-    # the sites move into records and members after this step (SQLite only)
+    # the sites are stored again in records and members after the last step, by the
+    # backend's Python (reshape_records: the bodies come from codec)
     share_records: bool = False
 
 
@@ -57,9 +59,7 @@ CREATE TABLE key_counts (key TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWI
     ),
     # The failures of `errdex index-many`, one row per source, so that a batch resumed
     # later still shows why a source was left out; and each distinct record stored once
-    # (records, members), `sites` becoming a view over them. The rows move from the old
-    # sites table in Python (_sqlite.share_records: the bodies come from codec), which
-    # then drops it and makes the view and the search index anew.
+    # (records, members), `sites` becoming a view over them: made by step 4's move.
     3: Step(
         sqlite="""
 CREATE TABLE failures (
@@ -68,23 +68,15 @@ CREATE TABLE failures (
     attempts INTEGER NOT NULL,
     failed_at TEXT NOT NULL
 );
-CREATE TABLE records (
-    id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, site_id TEXT NOT NULL,
-    file TEXT NOT NULL, line INTEGER NOT NULL, function TEXT NOT NULL, kind TEXT NOT NULL,
-    exc_name TEXT NOT NULL, exc_qualname TEXT NOT NULL, exc_short TEXT NOT NULL,
-    message_text TEXT, message_literal TEXT, title TEXT, body TEXT NOT NULL,
-    template_id INTEGER, base TEXT, exc_bases TEXT, holes TEXT
-);
-CREATE TABLE members (
-    snapshot_id INTEGER NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
-    record_id INTEGER NOT NULL REFERENCES records (id),
-    ord INTEGER NOT NULL,
-    report_url TEXT,
-    PRIMARY KEY (snapshot_id, record_id)
-) WITHOUT ROWID;
 """,
         share_records=True,
     ),
+    # A record that only moved (its line numbers, and what derives from them) is still
+    # one record: its body keeps its line numbers as marks, filled in from its member's
+    # row; bodies compressed; search rows per body. The rows move in Python
+    # (reshape_records of each backend), which makes records, members and the search
+    # index anew from the sites as the older schema stored them.
+    4: Step(sqlite="", postgresql="", share_records=True),
 }
 
 

@@ -1,4 +1,4 @@
--- errdex PostgreSQL schema, version 4: the full schema of a new database (see
+-- errdex PostgreSQL schema, version 5: the full schema of a new database (see
 -- _schema.py for the versions). Unlike SQLite's, a record that several versions of a
 -- package have unchanged is stored once (`records`), and each snapshot lists its
 -- records (`members`): a release that changes few errors adds few rows.
@@ -50,14 +50,14 @@ CREATE TABLE key_counts (
     df INTEGER NOT NULL
 );
 
--- Each distinct record once: `body` is the site's JSON without its snapshot's fields
--- (codec.site_body_text), `digest` its SHA-256 with the package name.
+-- Each distinct record once, as in SQLite: `body` is the site's JSON without its
+-- snapshot's fields and with its line numbers as marks (codec.shared_body),
+-- zlib-compressed; `digest` the first 16 bytes of its SHA-256 with the package name.
 CREATE TABLE records (
     id BIGSERIAL PRIMARY KEY,
-    digest TEXT NOT NULL UNIQUE,
+    digest BYTEA NOT NULL UNIQUE,
     site_id TEXT NOT NULL,
     file TEXT NOT NULL,
-    line INTEGER NOT NULL,
     function TEXT NOT NULL,
     kind TEXT NOT NULL,
     exc_name TEXT NOT NULL,
@@ -66,7 +66,7 @@ CREATE TABLE records (
     message_text TEXT,
     message_literal TEXT,
     title TEXT,
-    body TEXT NOT NULL,
+    body BYTEA NOT NULL,
     template_id BIGINT REFERENCES templates (id),
     base TEXT NOT NULL,
     exc_bases TEXT NOT NULL,
@@ -93,14 +93,16 @@ CREATE INDEX records_search ON records USING gin (search);
 -- fragments of a message (a part of a word, not only a prefix)
 CREATE INDEX records_message_trgm ON records USING gin (message_text gin_trgm_ops);
 
--- Which records each snapshot has; `ord` is the site's place in the snapshot, and
--- `report_url` its explanation's report link (whose text names the version).
+-- Which records each snapshot has: the site's place in the snapshot (`ord`), its line
+-- there (location.line) and the line numbers its body's marks stand for
+-- (_common.pack_lines).
 CREATE TABLE members (
     snapshot_id BIGINT NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
-    record_id BIGINT NOT NULL REFERENCES records (id),
     ord INTEGER NOT NULL,
-    report_url TEXT,
-    PRIMARY KEY (snapshot_id, record_id)
+    record_id BIGINT NOT NULL REFERENCES records (id),
+    line INTEGER NOT NULL,
+    lines BYTEA NOT NULL,
+    PRIMARY KEY (snapshot_id, ord)
 );
 CREATE INDEX members_record ON members (record_id);
 

@@ -1,4 +1,4 @@
--- errdex SQLite schema, version 4: the full schema of a new database.
+-- errdex SQLite schema, version 5: the full schema of a new database.
 -- An existing database of an older version reaches this one through the migrations
 -- in _schema.py instead; keep the two in step when this file changes.
 
@@ -32,15 +32,15 @@ CREATE TABLE skipped (
 CREATE INDEX skipped_snapshot ON skipped (snapshot_id);
 
 -- Each distinct record once: `body` is the site's JSON without its snapshot's fields
--- (codec.site_body_text), `digest` its SHA-256 with the package name; a record that
--- several versions have unchanged is stored once. `id` is an INTEGER PRIMARY KEY so
--- that it survives VACUUM: sites_fts rows share it.
+-- and with its line numbers as marks (codec.shared_body), zlib-compressed; `digest` the
+-- first 16 bytes of its SHA-256 with the package name. A record that several versions
+-- have unchanged, or only moved, is stored once. `id` is an INTEGER PRIMARY KEY so that
+-- it survives VACUUM: sites_fts rows share it.
 CREATE TABLE records (
     id INTEGER PRIMARY KEY,
-    digest TEXT NOT NULL UNIQUE,
+    digest BLOB NOT NULL UNIQUE,
     site_id TEXT NOT NULL,
     file TEXT NOT NULL,
-    line INTEGER NOT NULL,
     function TEXT NOT NULL,
     kind TEXT NOT NULL,
     exc_name TEXT NOT NULL,
@@ -49,12 +49,15 @@ CREATE TABLE records (
     message_text TEXT,              -- message.text; NULL when the site has no message
     message_literal TEXT,           -- static messages only: literal text, stripped
     title TEXT,                     -- NULL until the explain stage adds titles
-    body TEXT NOT NULL,             -- the JSON record without package, repo and link
+    body BLOB NOT NULL,             -- zlib of codec.shared_body's text
     -- the match index's part of a site (see _match_index.py)
     template_id INTEGER,            -- templates.id; NULL when the site has no message
     base TEXT,                      -- the file's base name, for traceback frames
     exc_bases TEXT,                 -- qualified names of the exception's bases, space-joined
-    holes TEXT                      -- JSON: hole expressions of each group between literals
+    holes TEXT,                     -- JSON: hole expressions of each group between literals
+    -- the texts of the search fields that have no column above (_common.search_texts)
+    f_solutions TEXT,
+    f_inputs TEXT
 );
 CREATE INDEX records_site_id ON records (site_id);
 CREATE INDEX records_message_text ON records (message_text);
@@ -62,21 +65,23 @@ CREATE INDEX records_message_literal ON records (message_literal);
 CREATE INDEX records_template ON records (template_id);
 CREATE INDEX records_base ON records (base);
 
--- Which records each snapshot has; `ord` is the site's place in the snapshot, and
--- `report_url` its explanation's report link (whose text names the version).
+-- Which records each snapshot has: the site's place in the snapshot (`ord`), its line
+-- there (location.line) and the line numbers its body's marks stand for
+-- (_common.pack_lines).
 CREATE TABLE members (
     snapshot_id INTEGER NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
-    record_id INTEGER NOT NULL REFERENCES records (id),
     ord INTEGER NOT NULL,
-    report_url TEXT,
-    PRIMARY KEY (snapshot_id, record_id)
+    record_id INTEGER NOT NULL REFERENCES records (id),
+    line INTEGER NOT NULL,
+    lines BLOB NOT NULL,
+    PRIMARY KEY (snapshot_id, ord)
 ) WITHOUT ROWID;
 CREATE INDEX members_record ON members (record_id);
 
 -- Every site of every snapshot: a record with the snapshot that has it (`id` is the
 -- record's), as the queries and the match index read sites.
 CREATE VIEW sites AS
-    SELECT m.snapshot_id AS snapshot_id, m.ord AS ord, m.report_url AS report_url, r.*
+    SELECT m.snapshot_id AS snapshot_id, m.ord AS ord, m.line AS line, m.lines AS lines, r.*
     FROM members AS m JOIN records AS r ON r.id = m.record_id;
 
 -- Full-text search; rowid = records.id, written in the same transaction as records.
