@@ -261,11 +261,47 @@ def _sqlite_bytes(path: Path) -> int:
     return path.stat().st_size
 
 
+def _sqlite_tables(path: Path) -> dict[str, int]:
+    """Bytes of each table and index (its pages, dbstat), FTS5's shadow tables by name."""
+    raw = sqlite3.connect(path)
+    try:
+        return dict(raw.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"))
+    finally:
+        raw.close()
+
+
+def _pg_tables(url: str) -> dict[str, int]:
+    """Bytes of each table (with its TOAST) and index of the database."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT c.relname, pg_relation_size(c.oid) + CASE WHEN c.reltoastrelid = 0 THEN 0"
+            " ELSE pg_total_relation_size(c.reltoastrelid) END FROM pg_class AS c"
+            " JOIN pg_namespace AS n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i')"
+        ).fetchall()
+    return {name: int(size) for name, size in rows}
+
+
+def _where_bytes_go(name: str, first: dict[str, int], second: dict[str, int]) -> str:
+    """The tables and indexes of one database by size, what each 0.27.0 and 0.28.0 add."""
+    rows = []
+    for relation, size in sorted(second.items(), key=lambda item: -item[1]):
+        before = first.get(relation, 0)
+        if size >= 50_000:
+            rows.append(
+                [f"{name}: {relation}", f"{before / 1e6:.2f}", f"{(size - before) / 1e6:.2f}"]
+            )
+    return table(rows, ["table or index", "0.27.0 (MB)", "0.28.0 adds (MB)"])
+
+
 def shared_bytes(server: str, scratch: Path) -> str:
     versions = ["0.27.0", "0.28.0"]
     path = scratch / "bytes.sqlite"
     with database(server) as url, open_store(path) as sq, open_store(url) as pg:
         sizes = {"SQLite": [_sqlite_bytes(path)], "PostgreSQL": [_pg_bytes(url)]}
+        tables: dict[str, list[dict[str, int]]] = {"SQLite": [], "PostgreSQL": []}
         sites = []
         for version in versions:
             result = index_source(f"pypi:vllm=={version}", sq)
@@ -279,6 +315,8 @@ def shared_bytes(server: str, scratch: Path) -> str:
             )
             sizes["SQLite"].append(_sqlite_bytes(path))
             sizes["PostgreSQL"].append(_pg_bytes(url))
+            tables["SQLite"].append(_sqlite_tables(path))
+            tables["PostgreSQL"].append(_pg_tables(url))
             sites.append(len(result.sites))
         records, members = _pg_rows(url)
     rows = []
@@ -290,6 +328,8 @@ def shared_bytes(server: str, scratch: Path) -> str:
         f" keeps {records:,} records for {members:,} memberships"
         f" ({(members - records) / sites[1]:.0%} of 0.28.0's records shared with 0.27.0)\n\n"
         + table(rows, ["database", "0.27.0 adds (MB)", "0.28.0 adds (MB)", "second / first"])
+        + "\n\nWhere the bytes go (tables and indexes of at least 50 kB):\n\n"
+        + "\n\n".join(_where_bytes_go(name, *tables[name]) for name in tables)
     )
 
 

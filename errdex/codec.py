@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -132,9 +131,12 @@ _VERSION_MARK = "\x02"  # in the report link: the snapshot's version, form-encod
 _COMMIT_MARK = "\x03"  # in the report link: the snapshot's commit, form-encoded
 _ANCHOR_MARK = "\x04"  # in the report link: the site's line, after its `#L`
 _MARKS = (_LINE_MARK, _VERSION_MARK, _COMMIT_MARK, _ANCHOR_MARK)
-# A line number as codec writes it: the value of a "line", "end_line" or "start_line" key
-# (a key, not text: inside a string every quote is escaped).
-_LINE_KEY = re.compile(r'"(?:line|end_line|start_line)":(-?[0-9]+)')
+# A line number as codec writes it: the value of a "line", "end_line" or "start_line" key.
+# `line":` always ends a key (inside a string every quote is escaped, and a string value
+# is never followed by a colon).
+_LINE_KEY_END = 'line":'
+_LINE_KEYS = ('"', '"end_', '"start_')  # what comes before it in each of the three keys
+_DIGITS = frozenset("0123456789")
 _ANCHOR = "%23L"  # `#L`, form-encoded, before the line in the report link's pinned link
 
 
@@ -162,22 +164,42 @@ def shared_body(site: ErrorSite, version: str, commit: str | None) -> SharedBody
     body that would not come back whole keeps its text as it is (never seen; checked
     because the marks must never lose a byte)."""
     text = site_body_text(site)
+    if any(mark in text for mark in _MARKS):  # json escapes them: not text of codec's
+        return SharedBody(text=text, lines=())
     report = None if site.explanation is None else site.explanation.report_issue_url
     marked = text
     if report:
         link = _string(report)[1:-1]
-        marked = text.replace(link, _report_marks(link, version, commit, site.location.line))
-    lines = tuple(int(found[1]) for found in _LINE_KEY.finditer(marked))
-    marked = _LINE_KEY.sub(
-        lambda found: found[0][: found.start(1) - found.start(0)] + _LINE_MARK, marked
-    )
-    body = SharedBody(text=marked, lines=lines)
-    if (
-        any(mark in text for mark in _MARKS)
-        or _unmarked(body, version, commit, site.location.line) != text
-    ):
-        return SharedBody(text=text, lines=())
-    return body
+        marked_link = _report_marks(link, version, commit, site.location.line)
+        if _unmarked_link(marked_link, version, commit, site.location.line) == link:
+            marked = text.replace(link, marked_link)
+    return _mark_lines(marked)
+
+
+def _mark_lines(text: str) -> SharedBody:
+    """`text` with the value of each line-number key as a mark, and those values (found
+    with str.find, which is many times faster here than a regular expression)."""
+    pieces: list[str] = []
+    lines: list[int] = []
+    at = 0
+    found = text.find(_LINE_KEY_END)
+    while found >= 0:
+        start = found + len(_LINE_KEY_END)
+        end = start + (text[start : start + 1] == "-")
+        while text[end : end + 1] in _DIGITS:
+            end += 1
+        if text[end - 1] in _DIGITS and _is_line_key(text, found):
+            pieces += (text[at:start], _LINE_MARK)
+            lines.append(int(text[start:end]))
+            at = end
+        found = text.find(_LINE_KEY_END, end)
+    pieces.append(text[at:])
+    return SharedBody(text="".join(pieces), lines=tuple(lines))
+
+
+def _is_line_key(text: str, found: int) -> bool:
+    """Whether the `line":` at `found` ends one of the three line-number keys."""
+    return any(text.endswith(before, 0, found) for before in _LINE_KEYS)
 
 
 def _report_marks(link: str, version: str, commit: str | None, line: int) -> str:
@@ -189,8 +211,20 @@ def _report_marks(link: str, version: str, commit: str | None, line: int) -> str
     return marked.replace(_form(version), _VERSION_MARK) if version else marked
 
 
+@functools.lru_cache(maxsize=64)
 def _form(text: str) -> str:
     return urllib.parse.quote_plus(text, safe="~")
+
+
+def _unmarked_link(text: str, version: str, commit: str | None, line: int) -> str:
+    """`text` with the report link's marks replaced by `version`, `commit` and `line`."""
+    if _VERSION_MARK in text:
+        text = text.replace(_VERSION_MARK, _form(version))
+    if _COMMIT_MARK in text:
+        text = text.replace(_COMMIT_MARK, _form(commit or ""))
+    if _ANCHOR_MARK in text:
+        text = text.replace(_ANCHOR_MARK, str(line))
+    return text
 
 
 def _unmarked(body: SharedBody, version: str, commit: str | None, line: int) -> str:
@@ -204,13 +238,7 @@ def _unmarked(body: SharedBody, version: str, commit: str | None, line: int) -> 
     text = pieces[0] + "".join(
         f"{n}{piece}" for n, piece in zip(body.lines, pieces[1:], strict=True)
     )
-    if _VERSION_MARK in text:
-        text = text.replace(_VERSION_MARK, _form(version))
-    if _COMMIT_MARK in text:
-        text = text.replace(_COMMIT_MARK, _form(commit or ""))
-    if _ANCHOR_MARK in text:
-        text = text.replace(_ANCHOR_MARK, str(line))
-    return text
+    return _unmarked_link(text, version, commit, line)
 
 
 def shared_record_text(

@@ -47,11 +47,12 @@ def records(store: Store, package: str, version: str) -> list[str]:
 
 
 def stacked_and_alone(
-    tmp_path: Path, old: Snapshot, new: Snapshot
+    tmp_path: Path, old: Snapshot, new: Snapshot, *, stacked_at: str | None = None
 ) -> tuple[IndexResult, list[str], list[str]]:
-    """Index `new` on top of `old` (one store, one cache) and `new` alone (fresh store
-    and cache); the second index's result and both stores' records of `new`."""
-    stacked = open_store(tmp_path / "stacked.sqlite")
+    """Index `new` on top of `old` (one store, at `stacked_at` if given, one cache) and
+    `new` alone (fresh SQLite store and cache); the second index's result and both
+    stores' records of `new`."""
+    stacked = open_store(stacked_at or tmp_path / "stacked.sqlite")
     index_snapshot(old, stacked, cache_path=tmp_path / "stacked-facts.sqlite")
     second = index_snapshot(new, stacked, cache_path=tmp_path / "stacked-facts.sqlite")
     alone = open_store(tmp_path / "alone.sqlite")
@@ -102,22 +103,24 @@ def test_without_a_cache_nothing_is_reused(tmp_path: Path) -> None:
 
 
 @network
-def test_requests_2_32_3_on_top_of_2_31_0_equals_it_alone(tmp_path: Path) -> None:
+def test_requests_2_32_3_on_top_of_2_31_0_equals_it_alone(tmp_path: Path, db_location: str) -> None:
     # 2.32 moved the code into src/: no file keeps its path, so little is reused; the
-    # records must still be those of 2.32.3 alone
+    # records must still be those of 2.32.3 alone (stacked in SQLite and in PostgreSQL)
     require_pypi("pypi:requests==2.31.0", "pypi:requests==2.32.3")
     old, new = (resolve(f"pypi:requests=={v}", cache_dir=TEST_CACHE) for v in ("2.31.0", "2.32.3"))
-    second, on_top, alone = stacked_and_alone(tmp_path, old, new)
+    second, on_top, alone = stacked_and_alone(tmp_path, old, new, stacked_at=db_location)
     assert second.site_count > 50
     assert on_top == alone
 
 
 @network
-def test_idna_3_7_on_top_of_3_6_reuses_prose_and_equals_it_alone(tmp_path: Path) -> None:
+def test_idna_3_7_on_top_of_3_6_reuses_prose_and_equals_it_alone(
+    tmp_path: Path, db_location: str
+) -> None:
     # idna keeps its layout between these releases: most of its files are unchanged
     require_pypi("pypi:idna==3.6", "pypi:idna==3.7")
     old, new = (resolve(f"pypi:idna=={v}", cache_dir=TEST_CACHE) for v in ("3.6", "3.7"))
-    second, on_top, alone = stacked_and_alone(tmp_path, old, new)
+    second, on_top, alone = stacked_and_alone(tmp_path, old, new, stacked_at=db_location)
     assert 0 < second.reused < second.site_count  # some sites changed, most did not
     assert on_top == alone
 

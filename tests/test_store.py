@@ -302,6 +302,112 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     raw.close()
 
 
+def fixture_sites(version: str, shift: int) -> tuple[Snapshot, list[ErrorSite]]:
+    """The sites of tests/data/schema-v4-*.sql at `version`: SITES moved down `shift`
+    lines, each explained, with a report link that names the version, commit and line."""
+    from errdex.explain.report import report_issue_url
+
+    snapshot = snap(version)
+    out = []
+    for original in SITES:
+        loc = original.location
+        moved = dataclasses.replace(
+            original,
+            location=dataclasses.replace(loc, line=loc.line + shift, end_line=loc.end_line + shift),
+        )
+        url = report_issue_url(moved, snapshot, "Bad value")
+        explanation = Explanation(
+            title="Bad value",
+            what_it_means="m",
+            when_it_happens="w",
+            solutions=(f"Report it: {url}",),
+            report_issue_url=url,
+        )
+        out.append(dataclasses.replace(moved, explanation=explanation))
+    return snapshot, out
+
+
+def load_version_4(location: str) -> None:
+    """Make the database at `location` the schema-4 one that errdex 3d5666e wrote from
+    fixture_sites (tests/data/schema-v4-*.sql, see tests/data/README.md)."""
+    if location.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(location, autocommit=True) as conn:
+            conn.execute((DATA / "schema-v4-postgres.sql").read_text())  # type: ignore[arg-type]
+        return
+    with sqlite3.connect(location) as raw:
+        raw.executescript((DATA / "schema-v4-sqlite.sql").read_text())
+    raw.close()
+
+
+def test_a_version_4_database_is_migrated_in_place(db_location: str) -> None:
+    """Version 4 kept a record once per version whose lines moved; migrated, the two
+    versions share each record, and every record reads as it was written."""
+    load_version_4(db_location)
+    assert (raw_count(db_location, "records"), raw_count(db_location, "members")) == (10, 10)
+    with open_store(db_location) as store:
+        for version, shift in (("1.0.0", 0), ("1.1.0", 3)):
+            snapshot, sites = fixture_sites(version, shift)
+            got = [record_to_json(r) for r in store.iter_records(version=version)]
+            want = [site_to_json(s, snapshot) for s in sorted(sites, key=lambda s: (
+                s.location.file, s.location.line))]  # fmt: skip
+            assert got == want
+        assert store.search("bad value", version="*").total == 10  # every title
+        found = store.indexed_sites(bases=["read.py"])  # each version at its own line
+        assert [(s.version, s.line) for s in found] == [("1.0.0", 7), ("1.1.0", 10)]
+    assert (raw_count(db_location, "records"), raw_count(db_location, "members")) == (5, 10)
+    assert raw_count(db_location, "templates") == 2
+    if not db_location.startswith("postgresql://"):
+        assert raw_count(db_location, "sites_fts") == 5
+    with open_store(db_location) as store:  # opened again: nothing left to migrate
+        assert store.count(version="*") == 10
+
+
+def test_a_version_that_only_moved_shares_every_record(store: Store, db_location: str) -> None:
+    """Every line moved (and the report link with it): one record each for both
+    versions, each read as written; emptying one version leaves the other whole."""
+    old, old_sites = fixture_sites("1.0.0", 0)
+    new, new_sites = fixture_sites("1.1.0", 40)
+    write(store, old, old_sites)
+    write(store, new, new_sites)
+    assert (raw_count(db_location, "records"), raw_count(db_location, "members")) == (5, 10)
+
+    def read(snapshot: Snapshot) -> list[str]:
+        return [dumps(record_to_json(r)) for r in store.iter_records(version=snapshot.version)]
+
+    def written(snapshot: Snapshot, sites: list[ErrorSite]) -> list[str]:
+        ordered = sorted(sites, key=lambda s: (s.location.file, s.location.line))
+        return [dumps(site_to_json(s, snapshot)) for s in ordered]
+
+    assert read(old) == written(old, old_sites) and read(new) == written(new, new_sites)
+    write(store, old, [])
+    assert read(new) == written(new, new_sites)
+    assert raw_count(db_location, "records") == 5
+    assert store.search("report", version="1.1.0").total == 5  # search rows kept too
+    write(store, new, new_sites[:2])
+    assert raw_count(db_location, "records") == 2  # the rest had no snapshot left
+
+
+@pytest.mark.parametrize(("version", "commit"), [("1.1.0", "abc1234"), ("1", "1"), ("0", None)])
+def test_a_body_with_its_marks_filled_in_is_the_record_byte_for_byte(
+    version: str, commit: str | None
+) -> None:
+    """Text that looks like a line-number key, a version or commit that is also part of
+    other text, no commit: the stored body gives back exactly what codec writes."""
+    from errdex.codec import shared_body, shared_record_text
+
+    snapshot = dataclasses.replace(snap(version), commit=commit)
+    tricky = Message(parts=(Text(text='{"line":12} at line 12 of 1.1.0 (commit 1) '),
+                            Hole(expr="x")))  # fmt: skip
+    for original in [*fixture_sites(version, 100)[1], site("f" * 16, parts=tricky.parts)]:
+        body = shared_body(original, version, commit)
+        line = original.location.line
+        text = shared_record_text(body, line, "pkg", version, snapshot.repo_url, commit)
+        assert text == dumps(site_to_json(original, snapshot)).rstrip("\n")
+        assert str(line) not in body.text.split('"snippet"')[0]  # the line is a mark
+
+
 def test_filters(store: Store) -> None:
     write(store, snap(), SITES)
 
