@@ -202,30 +202,17 @@ def _add_records(
 def reshape_records(conn: Connection[Any]) -> None:
     """Store the sites of a database of schema 4 (records shared only when unchanged,
     with their line numbers; the report link kept per snapshot) as this schema does,
-    each snapshot's sites read as schema 4 wrote them."""
-    snapshots = conn.execute(
-        "SELECT id, package, version, source, repo_url, commit_id FROM snapshots ORDER BY id"
-    ).fetchall()
-    stored: dict[int, list[tuple[ErrorSite, int | None]]] = {}
-    for snapshot_id, package, version, _, repo_url, commit in snapshots:
-        stored[snapshot_id] = [
-            (
-                codec.site_from_json(
-                    json.loads(
-                        codec.v4_record_text(body, package, version, repo_url, commit, report)
-                    )
-                ),
-                tid,
-            )
-            for body, report, tid in conn.execute(
-                "SELECT r.body, m.report_url, r.template_id FROM members AS m"
-                " JOIN records AS r ON r.id = m.record_id WHERE m.snapshot_id = %s"
-                " ORDER BY m.ord",
-                (snapshot_id,),
-            )
-        ]
-    conn.execute("DROP TABLE members")
-    conn.execute("DROP TABLE records")
+    one snapshot at a time, each read as schema 4 wrote them."""
+    # Schema 4's tables and their indexes out of the way of this schema's names.
+    conn.execute(
+        "DROP INDEX records_site_id, records_message_text, records_message_literal,"
+        " records_template, records_base, records_search, records_message_trgm, members_record"
+    )
+    for index_name in ("members_pkey", "records_pkey", "records_digest_key"):
+        conn.execute(f"ALTER INDEX {index_name} RENAME TO old_{index_name}")
+    conn.execute("ALTER TABLE members RENAME TO old_members")
+    conn.execute("ALTER TABLE records RENAME TO old_records")
+    conn.execute("ALTER SEQUENCE records_id_seq RENAME TO old_records_id_seq")
     schema = full_schema("postgresql")
     for name in ("CREATE TABLE records", "CREATE TABLE members"):
         start = schema.index(name)
@@ -233,7 +220,21 @@ def reshape_records(conn: Connection[Any]) -> None:
     for line in schema.splitlines():
         if line.startswith(("CREATE INDEX records_", "CREATE INDEX members_")):
             conn.execute(line)
-    for snapshot_id, package, version, source, repo_url, commit in snapshots:
+    for snapshot_id, package, version, source, repo_url, commit in conn.execute(
+        "SELECT id, package, version, source, repo_url, commit_id FROM snapshots ORDER BY id"
+    ).fetchall():
+        rows = conn.execute(
+            "SELECT r.body, m.report_url, r.template_id FROM old_members AS m"
+            " JOIN old_records AS r ON r.id = m.record_id WHERE m.snapshot_id = %s"
+            " ORDER BY m.ord",
+            (snapshot_id,),
+        ).fetchall()
+        sites = [
+            codec.site_from_json(
+                json.loads(codec.v4_record_text(body, package, version, repo_url, commit, report))
+            )
+            for body, report, _ in rows
+        ]
         snapshot = Snapshot(
             package=package,
             version=version,
@@ -242,8 +243,9 @@ def reshape_records(conn: Connection[Any]) -> None:
             repo_url=repo_url,
             commit=commit,
         )
-        sites = stored[snapshot_id]
-        _add_records(conn, snapshot_id, snapshot, [s for s, _ in sites], [t for _, t in sites])
+        _add_records(conn, snapshot_id, snapshot, sites, [tid for _, _, tid in rows])
+    conn.execute("DROP TABLE old_members")
+    conn.execute("DROP TABLE old_records")
 
 
 class PostgresStore(StoreBase):

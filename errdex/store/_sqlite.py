@@ -236,47 +236,68 @@ def _drop_orphan_records(conn: sqlite3.Connection, record_ids: Sequence[int]) ->
     _match_index.drop_orphans(conn, {t for _, t in gone if t is not None})
 
 
+# The indexes of schema 4's records and members, dropped with them by reshape_records.
+_V4_INDEXES = (
+    "records_site_id",
+    "records_message_text",
+    "records_message_literal",
+    "records_template",
+    "records_base",
+    "members_record",
+)
+
+
 def reshape_records(conn: sqlite3.Connection, found: int) -> None:
     """Store the sites of a database of schema `found` (3: one `sites` table of whole
     records; 4: records shared only when unchanged, with their line numbers) as this
-    schema does, each snapshot's sites read as that schema wrote them; then make the
-    view and the search index anew."""
-    snapshots = conn.execute(
-        "SELECT id, package, version, source, repo_url, commit_id FROM snapshots ORDER BY id"
-    ).fetchall()
-    stored: dict[int, list[tuple[ErrorSite, int | None]]] = {}
-    for snapshot_id, package, version, _, repo_url, commit in snapshots:
-        if found < 4:
-            rows = conn.execute(
-                "SELECT record, template_id FROM sites WHERE snapshot_id = ? ORDER BY id",
-                (snapshot_id,),
-            ).fetchall()
-        else:
-            rows = [
-                (codec.v4_record_text(body, package, version, repo_url, commit, report), tid)
-                for body, report, tid in conn.execute(
-                    "SELECT r.body, m.report_url, r.template_id FROM members AS m"
-                    " JOIN records AS r ON r.id = m.record_id WHERE m.snapshot_id = ?"
-                    " ORDER BY m.ord",
-                    (snapshot_id,),
-                )
-            ]
-        stored[snapshot_id] = [(_site_of_record(text), tid) for text, tid in rows]
-    for name in ("sites_fts", "sites_view", "sites", "members", "records"):
-        kind = conn.execute("SELECT type FROM sqlite_master WHERE name = ?", (name,)).fetchone()
-        if kind is not None:
-            conn.execute(f"DROP {kind[0].upper()} {name}")
-    wanted = ("CREATE TABLE records", "CREATE TABLE members", "CREATE INDEX records_",
-              "CREATE INDEX members_", "CREATE VIEW sites")  # fmt: skip
+    schema does, one snapshot at a time, each read as that schema wrote them; then make
+    the search index anew."""
+    conn.execute("DROP TABLE IF EXISTS sites_fts")
+    if found < 4:
+        conn.execute("ALTER TABLE sites RENAME TO old_sites")
+        read = "SELECT record, template_id FROM old_sites WHERE snapshot_id = ? ORDER BY id"
+    else:
+        conn.execute("DROP VIEW sites")
+        for name in _V4_INDEXES:
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
+        conn.execute("ALTER TABLE members RENAME TO old_members")
+        conn.execute("ALTER TABLE records RENAME TO old_records")
+        read = (
+            "SELECT r.body, m.report_url, r.template_id FROM old_members AS m"
+            " JOIN old_records AS r ON r.id = m.record_id WHERE m.snapshot_id = ? ORDER BY m.ord"
+        )
+    wanted = (
+        "CREATE TABLE records",
+        "CREATE TABLE members",
+        "CREATE INDEX records_",
+        "CREATE INDEX members_",
+        "CREATE VIEW sites",
+    )
     for statement in _statements(full_schema("sqlite")):
         code = "\n".join(x for x in statement.splitlines() if not x.lstrip().startswith("--"))
         if code.strip().startswith(wanted):
             conn.execute(code)
-    for snapshot_id, package, version, source, repo_url, commit in snapshots:
-        snapshot = Snapshot(package=package, version=version, root=Path("/"), source=source,
-                            repo_url=repo_url, commit=commit)  # fmt: skip
-        sites = stored[snapshot_id]
-        _add_records(conn, snapshot_id, snapshot, [s for s, _ in sites], [t for _, t in sites])
+    for snapshot_id, package, version, source, repo_url, commit in conn.execute(
+        "SELECT id, package, version, source, repo_url, commit_id FROM snapshots ORDER BY id"
+    ).fetchall():
+        rows = conn.execute(read, (snapshot_id,)).fetchall()
+        if found >= 4:
+            rows = [
+                (codec.v4_record_text(body, package, version, repo_url, commit, report), tid)
+                for body, report, tid in rows
+            ]
+        snapshot = Snapshot(
+            package=package,
+            version=version,
+            root=Path("/"),
+            source=source,
+            repo_url=repo_url,
+            commit=commit,
+        )
+        sites = [_site_of_record(text) for text, _ in rows]
+        _add_records(conn, snapshot_id, snapshot, sites, [tid for _, tid in rows])
+    for name in ("old_sites", "old_members", "old_records"):
+        conn.execute(f"DROP TABLE IF EXISTS {name}")
     conn.execute(_FTS_CREATE)
     conn.execute(_FTS_INSERT)
 
