@@ -156,17 +156,23 @@ def _record_values(
     )
 
 
+def _bodies(snapshot: Snapshot, sites: Sequence[ErrorSite]) -> list[tuple[SharedBody, bytes]]:
+    """Each site's body as `snapshot` stores it, and its digest."""
+    bodies = [codec.shared_body(site, snapshot.version, snapshot.commit) for site in sites]
+    return [(body, record_digest(snapshot.package, body)) for body in bodies]
+
+
 def _add_records(
     conn: Connection[Any],
     snapshot_id: int,
-    snapshot: Snapshot,
     sites: Sequence[ErrorSite],
+    prepared: Sequence[tuple[SharedBody, bytes]],
     templates: Sequence[int | None],
 ) -> None:
-    """Make each of `sites` a member of the snapshot, adding the records not stored yet
-    (only those are compressed and sent)."""
-    bodies = [codec.shared_body(site, snapshot.version, snapshot.commit) for site in sites]
-    digests = [record_digest(snapshot.package, body) for body in bodies]
+    """Make each of `sites` (with its body and digest, from _bodies) a member of the
+    snapshot, adding the records not stored yet (only those are compressed and sent)."""
+    bodies = [body for body, _ in prepared]
+    digests = [digest for _, digest in prepared]
     ids: dict[bytes, int] = {
         bytes(digest): record_id
         for digest, record_id in conn.execute(
@@ -243,7 +249,9 @@ def reshape_records(conn: Connection[Any]) -> None:
             repo_url=repo_url,
             commit=commit,
         )
-        _add_records(conn, snapshot_id, snapshot, sites, [tid for _, _, tid in rows])
+        _add_records(
+            conn, snapshot_id, sites, _bodies(snapshot, sites), [tid for _, _, tid in rows]
+        )
     conn.execute("DROP TABLE old_members")
     conn.execute("DROP TABLE old_records")
 
@@ -438,6 +446,7 @@ class PostgresStore(StoreBase):
         Raises StoreError for a database that cannot be written.
         """
         written = list(sites)  # before the transaction: the lock is held only to write
+        prepared = _bodies(snapshot, written)
         with self._writing(f"{snapshot.package} {snapshot.version}") as conn:
             old_records = self._delete_snapshot(conn, snapshot.package, snapshot.version)
             found = conn.execute(
@@ -467,7 +476,7 @@ class PostgresStore(StoreBase):
                     (snapshot_id, [s.path for s in skipped], [s.reason for s in skipped]),
                 )
             templates = index.templates_of(conn, written)
-            _add_records(conn, snapshot_id, snapshot, written, templates)
+            _add_records(conn, snapshot_id, written, prepared, templates)
             if old_records:
                 gone = conn.execute(
                     "DELETE FROM records AS r WHERE r.id = ANY(%s)"
