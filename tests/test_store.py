@@ -334,7 +334,7 @@ def load_version_4(location: str) -> None:
         import psycopg
 
         with psycopg.connect(location, autocommit=True) as conn:
-            conn.execute((DATA / "schema-v4-postgres.sql").read_text())  # type: ignore[arg-type]
+            conn.execute((DATA / "schema-v4-postgres.sql").read_text())
         return
     with sqlite3.connect(location) as raw:
         raw.executescript((DATA / "schema-v4-sqlite.sql").read_text())
@@ -678,6 +678,6 @@ def test_a_shared_record_reads_as_codec_writes_it(vllm_db: Store) -> None:
         assert spliced == dumps(site_to_json(record.site, snapshot)).rstrip("\n"), record.id
         count += 1
         # the body keeps no line number, version or commit of its own
-        marked += bool(body.lines) and record.commit not in body.text
+        marked += bool(body.lines) and str(record.commit) not in body.text
     assert count > 6000
     assert marked == count
