@@ -254,13 +254,30 @@ class TestIndex:
             calls = frozenset(c for c in calls if not c.startswith("__"))
         reached = self.reached(expectation, candidates, depth, calls)
         # and no other site of the class lies anywhere further down the calls
-        if len(reached) == 1 and self.reached(expectation, candidates, calls=anywhere) == reached:
+        if self.one_raise(reached) and (
+            self.reached(expectation, candidates, calls=anywhere) == reached
+        ):
             return reached, _BY_REACH
         # else a class of the codebase that one site alone raises, when every raise of
         # the codebase names its class
-        if not reached and len(candidates) == 1 and own and not self.dynamic:
+        if not reached and self.one_raise(candidates) and own and not self.dynamic:
             return candidates, _BY_REACH
         return self.named_by_test(expectation, candidates, names), _BY_NAME
+
+    def one_raise(self, hits: list[int]) -> bool:
+        """The hits are one `raise` statement: one site, or the messages one raise
+        picks between (`raise HTTPError(a if client else b)`), all on its line."""
+        where = {(self.sites[i].location.file, self.sites[i].location.line) for i in hits}
+        return len(where) == 1
+
+    def unchecked_by_class(self, expectation: Expectation, names: frozenset[str]) -> list[int]:
+        """For a test whose checked text fits no template at all: the one site its class
+        and calls point to (as by_class_alone), when that site's template has no text of
+        its own (`raise HTTPStatusError(message)`), so the text cannot tell against it."""
+        hits, rank = self.by_class_alone(expectation, names)
+        if rank != _BY_REACH or not all(_all_holes(self.sites[i]) for i in hits):
+            return []
+        return hits
 
     def named_by_test(
         self,
@@ -292,17 +309,23 @@ class TestIndex:
             self._site_words[i] = name_words(literal) | name_words(site.location.function)
         return self._site_words[i]
 
-    def scores(self, pieces: tuple[str, ...], expected: frozenset[str]) -> dict[int, int]:
+    def scores(
+        self, pieces: tuple[str, ...], expected: frozenset[str], every: bool = False
+    ) -> dict[int, int]:
         """The sites one alternative of a pattern fits, loosely (a short pattern too),
-        each with the characters of it their template's own text accounts for."""
+        each with the characters of it their template's own text accounts for; `every`:
+        all sites tried when the pattern has no word long enough to look them up by."""
         letters = sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces)
         if letters < _LOOSE_LETTERS:
             return {}
         words = {w for p in pieces for w in _WORD.findall(p.lower()) if w in self.words}
         # a word of the pattern may be a hole's value: look at the few rarest
         rarest = sorted(words, key=lambda w: len(self.words[w]))[:_RAREST]
+        tried = {i for w in rarest for i in self.words[w]}
+        if every and not words:
+            tried = set(range(len(self.sites)))
         found: dict[int, int] = {}
-        for i in sorted({i for w in rarest for i in self.words[w]}):
+        for i in sorted(tried):
             if self._raises(i, expected):
                 score = max(_fits(pieces, text, _LOOSE_FITTED) for text in self.skeletons[i])
                 if score:
@@ -325,6 +348,11 @@ def name_words(text: str) -> frozenset[str]:
     words any test name may use."""
     words = (w.lower() for w in _IDENT_WORD.findall(text))
     return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _NAME_STOP)
+
+
+def _all_holes(site: ErrorSite) -> bool:
+    """The message is made elsewhere: no template, or one without literal text."""
+    return site.message is None or not site.message.literal_text.strip()
 
 
 def _unnamed(site: ErrorSite) -> bool:
@@ -362,10 +390,16 @@ def find_tests(
                 for i in hits:
                     found[i].append((rank, expectation.test))
                 continue
+            fitted = False
             for pieces in expectation.alternatives:
                 one = _one_site(index, expectation, pieces, test_file.names)
                 if one is not None:
                     found[one].append((_BY_TEXT, expectation.test))
+                fitted = fitted or bool(index.scores(pieces, expectation.exceptions))
+            if not fitted and expectation.exceptions:
+                # text no template holds: it was made where a hole's value comes from
+                for i in index.unchecked_by_class(expectation, test_file.names):
+                    found[i].append((_BY_REACH, expectation.test))
     out: dict[str, tuple[TestRef, ...]] = {}
     for i, refs in found.items():
         refs.sort(key=lambda r: (r[0], r[1].file, r[1].line))  # the surest first
@@ -377,20 +411,30 @@ def find_tests(
 
 
 def _one_site(
-    index: TestIndex, expectation: Expectation, pieces: tuple[str, ...], names: frozenset[str]
+    index: TestIndex,
+    expectation: Expectation,
+    pieces: tuple[str, ...],
+    names: frozenset[str],
+    labelled: bool = False,
 ) -> int | None:
     """The one site an alternative of a pattern points to, or None: the best fit among
     the sites the raises block calls into; else, among the close fits, the best one if
     the pattern is long enough to stand alone (or the file names the site's function).
     Two sites fitting equally well are told apart by the test's name alone, else neither
-    is listed."""
-    scored = index.scores(pieces, expectation.exceptions)
+    is listed. `labelled`: the printed text after its label, every site tried."""
+    scored = index.scores(pieces, expectation.exceptions, every=labelled)
     close = {i: score for i, score in scored.items() if score >= _MIN_FITTED}
     if sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces) < _MIN_LITERAL:
         close = {}  # too few letters to stand without the block reaching the site
     if not expectation.exceptions:  # printed output: a close fit, and nothing else fits
         pool = {i: score for i, score in close.items() if score >= _MIN_OUTPUT_FIT}
-        return next(iter(pool)) if len(pool) == 1 and len(scored) == 1 else None
+        if len(pool) == 1 and len(scored) == 1:
+            return next(iter(pool))
+        label, colon, rest = pieces[0].partition(": ") if len(pieces) == 1 else ("", "", "")
+        if not scored and colon and label and len(rest) >= _MIN_OUTPUT_FIT:
+            # what the error class prints before its message: "Invalid value for '-n': "
+            return _one_site(index, expectation, (rest,), names, labelled=True)
+        return None
     # the text is the evidence here; the block's calls only narrow the sites it fits,
     # through any method of the names called
     reached = index.reached(expectation, sorted(scored), calls=_loose(expectation.calls))

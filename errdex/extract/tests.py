@@ -59,6 +59,8 @@ _QUOTED = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")  # a string on one line: no
 _OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
 _MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
+_MAX_SPLIT = 6  # lines above an output check that its statement may begin on
+_LITERAL = re.compile(r"""(?<![\w"'])[rRuU]?("|')((?:\\.|(?!\1)[^\\\n])*)\1""")
 _DEDENTS: dict[int, re.Pattern[str]] = {}
 
 
@@ -299,9 +301,7 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
         line_text = text[start : end if end >= 0 else len(text)]
         if " in " not in line_text and "==" not in line_text:
             continue
-        texts = [
-            literal.group(1)[1:-1].replace("\\n", "\n") for literal in _STRING.finditer(line_text)
-        ]
+        texts = _joined_strings(_statement_before(text, start) + line_text)
         defs = defs or _Defs(text)
         found = defs.test_def(start + len(line_text) - len(line_text.lstrip()))
         if found is None or not found[0].rsplit(".", 1)[-1].startswith("test"):
@@ -325,6 +325,43 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
             alternatives=tuple(pieces),
             test=TestRef(file=rel, line=line, name=name),
         )
+
+
+def _statement_before(text: str, start: int) -> str:
+    """The lines of the statement that the line at `start` ends, when black split it:
+    `assert (` and the string pieces under it, up to _MAX_SPLIT lines up."""
+    lines: list[str] = []
+    end = start
+    for _ in range(_MAX_SPLIT):
+        begin = text.rfind("\n", 0, max(end - 1, 0)) + 1
+        above = text[begin : max(end - 1, begin)]
+        stripped = above.strip()
+        if not (stripped.startswith(("'", '"')) or stripped.endswith("(")) or end == 0:
+            break
+        lines.insert(0, above + "\n")
+        if stripped.endswith("(") and not stripped.startswith(("'", '"')):
+            break  # the statement's head: `assert (`
+        end = begin
+    else:
+        return ""
+    return "".join(lines) if lines and lines[0].strip().endswith("(") else ""
+
+
+def _joined_strings(code: str) -> list[str]:
+    """The string literals of `code` of _MIN_OUTPUT characters or more, adjacent ones
+    (`"Invalid value for 'x':" " 'meh' is not one"`) joined as Python joins them."""
+    out: list[str] = []
+    run: list[str] = []
+    last = -1
+    for literal in _LITERAL.finditer(code):
+        if run and code[last : literal.start()].strip():
+            out.append("".join(run))
+            run = []
+        run.append(literal.group(2).replace("\\n", "\n"))
+        last = literal.end()
+    if run:
+        out.append("".join(run))
+    return [t for t in out if len(t) >= _MIN_OUTPUT]
 
 
 def _aliases(text: str) -> dict[str, str]:

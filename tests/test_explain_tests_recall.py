@@ -1,0 +1,170 @@
+# Issue 10, recall: more of the tests that really trigger a site, each rule with a case
+# where a test that does not trigger the site stays unlisted. Snippets of a package and
+# its tests, extracted and explained for real (no mocks).
+from __future__ import annotations
+
+import pytest
+
+from errdex.model import ErrorSite
+from tests.test_explain import explain_package, explanation
+
+CODE = """
+class StatusError(Exception):
+    pass
+
+
+class DecodeError(Exception):
+    pass
+
+
+class ProtocolError(Exception):
+    pass
+
+
+class LimitError(Exception):
+    pass
+
+
+class UsageError(Exception):
+    pass
+
+
+class Response:
+    def __init__(self, code, url):
+        self.code = code
+        self.url = url
+
+    def raise_for_status(self):
+        message = ""
+        if 400 <= self.code < 500:
+            message = f"{self.code} Client Error for url: {self.url}"
+        elif 500 <= self.code < 600:
+            message = f"{self.code} Server Error for url: {self.url}"
+        if message:
+            raise StatusError(message)
+
+    def decode(self, data):
+        if not data:
+            raise DecodeError("there is nothing to decode")
+        if data[0] != "{":
+            raise DecodeError("the body is not an object")
+        return data
+
+
+def check_status(code, message):
+    if code >= 400:
+        raise ProtocolError(message)
+
+
+def fetch(code):
+    check_status(code, f"the server said {code}")
+
+
+def limit(n):
+    if n > 3:
+        raise LimitError(f"limit {n} is above three")
+
+
+def choose_mode(value, choices):
+    if value not in choices:
+        raise UsageError(f"{value!r} is not one of {choices}.")
+
+
+def choose_level(value, levels):
+    if value not in levels:
+        raise UsageError(f"{value!r} is not one of {levels}.")
+
+
+def pick_color(value):
+    if value not in ("red", "blue"):
+        raise UsageError(f"{value!r} is not a color we know.")
+"""
+
+TESTS = """
+import pytest
+from pkg.core import DecodeError, LimitError, ProtocolError, StatusError
+from pkg.core import cli, colors, fetch, limit, make_response
+
+
+def test_status_raising():
+    response = make_response(404)
+    with pytest.raises(StatusError):
+        response.raise_for_status()
+
+
+def test_decode_fails():
+    response = make_response(200)
+    with pytest.raises(DecodeError):
+        response.decode("")
+
+
+def test_the_server_said_no():
+    with pytest.raises(ProtocolError) as exc_info:
+        fetch(500)
+    assert "the server said 500" in str(exc_info.value)
+
+
+def test_limit_says_something_else():
+    with pytest.raises(LimitError) as exc_info:
+        limit(5)
+    assert "too many widgets were asked for" in str(exc_info.value)
+
+
+def test_mode_printed(runner):
+    result = runner.invoke(cli, ["--mode", "meh"])
+    assert (
+        "Invalid value for '--mode': 'meh' is not one of"
+        " 'fast', 'slow'." in result.output
+    )
+
+
+def test_color_printed(runner):
+    result = runner.invoke(colors, ["green"])
+    assert "Invalid value for 'COLOR': 'green' is not a color we know." in result.output
+"""
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> list[ErrorSite]:
+    sites = explain_package(
+        tmp_path_factory.mktemp("recall"),
+        {"pkg/__init__.py": "", "pkg/core.py": CODE, "tests/test_core.py": TESTS},
+    )
+    return sorted(sites.values(), key=lambda s: (s.location.line, s.id))
+
+
+def _tests(site: ErrorSite) -> list[str]:
+    return [t.name for t in explanation(site).tests]
+
+
+def _in(sites: list[ErrorSite], function: str) -> list[ErrorSite]:
+    return [site for site in sites if site.location.function == function]
+
+
+def test_the_messages_one_raise_picks_between_are_one_site_for_a_class_only_test(
+    sites: list[ErrorSite],
+) -> None:
+    raised = _in(sites, "Response.raise_for_status")
+    # one `raise StatusError(message)`, the message one of its templates: every site
+    assert len(raised) >= 2 and len({s.location.line for s in raised}) == 1
+    assert all(_tests(s) == ["test_status_raising"] for s in raised)
+    # two raises of one class in the function called: the test may reach either
+    assert all(_tests(s) == [] for s in _in(sites, "Response.decode"))
+
+
+def test_text_no_template_holds_lists_the_one_site_whose_message_is_made_elsewhere(
+    sites: list[ErrorSite],
+) -> None:
+    # `raise ProtocolError(message)`: the text checked is the caller's, the class and
+    # the call point to this site alone
+    assert _tests(_in(sites, "check_status")[0]) == ["test_the_server_said_no"]
+    # the text checked is not the template's own, which has text to tell it by
+    assert _tests(_in(sites, "limit")[0]) == []
+
+
+def test_printed_text_after_its_label_fits_one_template(sites: list[ErrorSite]) -> None:
+    # "Invalid value for 'COLOR': " is what the CLI prints before the message
+    assert _tests(_in(sites, "pick_color")[0]) == ["test_color_printed"]
+    # the check split over two lines is read whole; it fits two templates: neither
+    assert _tests(_in(sites, "choose_mode")[0]) == []
+    assert _tests(_in(sites, "choose_level")[0]) == []
