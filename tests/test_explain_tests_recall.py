@@ -75,6 +75,16 @@ def choose_level(value, levels):
         raise UsageError(f"{value!r} is not one of {levels}.")
 
 
+class Headers:
+    def __delitem__(self, key):
+        raise KeyError(key)
+
+
+class Params:
+    def __setitem__(self, key, value):
+        raise RuntimeError("Params are immutable, use set() for a copy")
+
+
 def pick_color(value):
     if value not in ("red", "blue"):
         raise UsageError(f"{value!r} is not a color we know.")
@@ -83,7 +93,7 @@ def pick_color(value):
 TESTS = """
 import pytest
 from pkg.core import DecodeError, LimitError, ProtocolError, StatusError
-from pkg.core import cli, colors, fetch, limit, make_response
+from pkg.core import Headers, Params, cli, colors, fetch, limit, make_response
 
 
 def test_status_raising():
@@ -116,6 +126,24 @@ def test_mode_printed(runner):
         "Invalid value for '--mode': 'meh' is not one of"
         " 'fast', 'slow'." in result.output
     )
+
+
+def test_header_does_not_exist():
+    headers = Headers()
+    with pytest.raises(KeyError):
+        del headers["x"]
+
+
+def test_dict_key_missing():
+    table = {}
+    with pytest.raises(KeyError):
+        del table["x"]
+
+
+def test_params_are_immutable():
+    params = Params()
+    with pytest.raises(RuntimeError):
+        params["a"] = "b"
 
 
 def test_color_printed(runner):
@@ -168,3 +196,9 @@ def test_printed_text_after_its_label_fits_one_template(sites: list[ErrorSite]) 
     # the check split over two lines is read whole; it fits two templates: neither
     assert _tests(_in(sites, "choose_mode")[0]) == []
     assert _tests(_in(sites, "choose_level")[0]) == []
+
+
+def test_a_subscript_of_an_object_the_test_made_calls_its_dunder(sites: list[ErrorSite]) -> None:
+    # `del headers["x"]` on a Headers; `del table["x"]` on a dict raises KeyError too
+    assert _tests(_in(sites, "Headers.__delitem__")[0]) == ["test_header_does_not_exist"]
+    assert _tests(_in(sites, "Params.__setitem__")[0]) == ["test_params_are_immutable"]

@@ -55,6 +55,9 @@ _WITH_AS = re.compile(
     r"\bwith[ \t]+(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*)\(.*\)[ \t]+as[ \t]+([a-z_]\w*)"
 )
 _METHOD = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)[ \t]*\(")
+_ATTRIBUTE = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)\b(?![ \t]*[(\w])")
+# `x[...]` on one line: after `del ` (group 1), the object (2), set with `=` (group 3)
+_SUBSCRIPT = re.compile(r"(\bdel[ \t]+)?\b([a-z_]\w*)\[[^\]\n]*\]([ \t]*=(?!=))?")
 _QUOTED = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")  # a string on one line: no reads in it
 _OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
@@ -399,7 +402,13 @@ def _block_calls(text: str, at: int, test_start: int) -> frozenset[str]:
     made = _made(_QUOTED.sub('""', text[test_start:start]) + "\n" + code)
     typed: set[str] = set()
     untyped = _METHOD.sub(lambda m: _typed(m, made, typed), code)
-    called = {*_CALLED.findall(untyped), *_READ.findall(code), *typed}
+    # `response.request`, `del headers["x"]`: a property or a dunder of a made object
+    unread = _ATTRIBUTE.sub(lambda m: _typed(m, made, typed), untyped)
+    for subscript in _SUBSCRIPT.finditer(unread):
+        owner = made.get(subscript.group(2))
+        if owner is not None:
+            typed.add(f"{owner}.{_subscript_method(subscript)}")
+    called = {*_CALLED.findall(untyped), *_READ.findall(unread), *typed}
     for pattern, method in _PROTOCOLS:
         for statement in pattern.finditer(code):
             called.add(_protocol_call(statement, method, made))
@@ -429,6 +438,13 @@ def _typed(method: re.Match[str], made: dict[str, str], typed: set[str]) -> str:
         return method.group(0)
     typed.add(f"{owner}.{method.group(2)}")
     return "("
+
+
+def _subscript_method(subscript: re.Match[str]) -> str:
+    """The dunder `x[...]` calls: deleted (`del x[k]`), set (`x[k] = v`) or read."""
+    if subscript.group(1):
+        return "__delitem__"
+    return "__setitem__" if subscript.group(3) else "__getitem__"
 
 
 def _checked_text(text: str, after: int, params: Values) -> tuple[tuple[str, ...], ...]:
