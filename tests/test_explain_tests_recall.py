@@ -85,6 +85,25 @@ class Params:
         raise RuntimeError("Params are immutable, use set() for a copy")
 
 
+def invoke_macro(name, caller):
+    if caller is not None:
+        raise TypeError(f"macro {name!r} got two values for the special caller argument")
+
+
+def check_caller(what):
+    raise TypeError(f"the {what} caller argument is missing")
+
+
+def make_option(nargs):
+    if nargs == -1:
+        raise TypeError("nargs=-1 is not supported for options.")
+
+
+def make_argument(nargs, default):
+    if nargs == -1 and default is not None:
+        raise TypeError("'default' is not supported for nargs=-1.")
+
+
 def pick_color(value):
     if value not in ("red", "blue"):
         raise UsageError(f"{value!r} is not a color we know.")
@@ -146,6 +165,21 @@ def test_params_are_immutable():
         params["a"] = "b"
 
 
+def test_the_caller_is_given_twice():
+    with pytest.raises(TypeError, match="special caller argument"):
+        render_macro()
+
+
+def test_argument_unbounded_nargs_cant_have_default():
+    with pytest.raises(TypeError, match="nargs=-1"):
+        declare()
+
+
+def test_invalid_nargs():
+    with pytest.raises(TypeError, match="nargs=-1"):
+        declare()
+
+
 def test_color_printed(runner):
     result = runner.invoke(colors, ["green"])
     assert "Invalid value for 'COLOR': 'green' is not a color we know." in result.output
@@ -202,3 +236,17 @@ def test_a_subscript_of_an_object_the_test_made_calls_its_dunder(sites: list[Err
     # `del headers["x"]` on a Headers; `del table["x"]` on a dict raises KeyError too
     assert _tests(_in(sites, "Headers.__delitem__")[0]) == ["test_header_does_not_exist"]
     assert _tests(_in(sites, "Params.__setitem__")[0]) == ["test_params_are_immutable"]
+
+
+def test_a_phrase_one_template_alone_holds_word_for_word(sites: list[ErrorSite]) -> None:
+    # the other template fits only with its hole taking "special"
+    assert _tests(_in(sites, "invoke_macro")[0]) == ["test_the_caller_is_given_twice"]
+    assert _tests(_in(sites, "check_caller")[0]) == []
+
+
+def test_a_short_pattern_goes_to_the_site_the_test_name_points_to(sites: list[ErrorSite]) -> None:
+    # "nargs=-1" fits both; "argument" and "default" name one; test_invalid_nargs neither
+    assert _tests(_in(sites, "make_argument")[0]) == [
+        "test_argument_unbounded_nargs_cant_have_default"
+    ]
+    assert _tests(_in(sites, "make_option")[0]) == []

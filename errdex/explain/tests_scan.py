@@ -438,16 +438,22 @@ def _one_site(
     # the text is the evidence here; the block's calls only narrow the sites it fits,
     # through any method of the names called
     reached = index.reached(expectation, sorted(scored), calls=_loose(expectation.calls))
+    pool: dict[int, int] = {}
     if reached:  # the block calls into these: the file need not name them
         pool = {i: scored[i] for i in reached}
     elif not close or len(close) > _TOO_VAGUE:
-        return None
+        pass
     elif len(close) > _AMBIGUOUS or sum(map(len, pieces)) < _STANDS_ALONE:
         pool = {i: score for i, score in close.items() if _named_in(index.sites[i], names)}
-        if not pool and len(close) == 1 and _verbatim(pieces, close):
-            pool = close  # a phrase of one template alone, word for word
+        if not pool:  # a phrase of one template alone, word for word
+            pool = _verbatim(pieces, close)
     else:
         pool = close
+    if not pool and len(scored) <= _TOO_VAGUE:
+        # a pattern too short to pin a site down: of the sites it fits, the one the
+        # test's name points to (`test_argument_unbounded_nargs_cant_have_default`)
+        named = index.named_by_test(expectation, sorted(scored))
+        return named[0] if named else None
     top = max(pool.values(), default=0)
     best = [i for i, score in pool.items() if score == top]
     if len(best) > 1:  # the same text in several places: the test's name may tell which
@@ -461,10 +467,12 @@ def _loose(calls: frozenset[str]) -> frozenset[str]:
     return calls | {call.rsplit(".", 1)[-1] for call in calls}
 
 
-def _verbatim(pieces: tuple[str, ...], close: dict[int, int]) -> bool:
-    """The pattern is all literal text of its template, and long enough to be a phrase."""
+def _verbatim(pieces: tuple[str, ...], close: dict[int, int]) -> dict[int, int]:
+    """The one close fit whose template's own text holds the whole pattern, when it is
+    long enough to be a phrase: the others fit only with a hole taking part of it."""
     length = sum(map(len, pieces))
-    return length >= _PHRASE and all(score == length for score in close.values())
+    whole = {i: score for i, score in close.items() if score == length}
+    return whole if length >= _PHRASE and len(whole) == 1 else {}
 
 
 def _named_in(site: ErrorSite, names: frozenset[str]) -> bool:
