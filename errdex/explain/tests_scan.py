@@ -427,14 +427,7 @@ def _one_site(
     if sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces) < _MIN_LITERAL:
         close = {}  # too few letters to stand without the block reaching the site
     if not expectation.exceptions:  # printed output: a close fit, and nothing else fits
-        pool = {i: score for i, score in close.items() if score >= _MIN_OUTPUT_FIT}
-        if len(pool) == 1 and len(scored) == 1:
-            return next(iter(pool))
-        label, colon, rest = pieces[0].partition(": ") if len(pieces) == 1 else ("", "", "")
-        if not scored and colon and label and len(rest) >= _MIN_OUTPUT_FIT:
-            # what the error class prints before its message: "Invalid value for '-n': "
-            return _one_site(index, expectation, (rest,), names, labelled=True)
-        return None
+        return _printed_site(index, expectation, pieces, names, scored, close)
     # the text is the evidence here; the block's calls only narrow the sites it fits,
     # through any method of the names called
     reached = index.reached(expectation, sorted(scored), calls=_loose(expectation.calls))
@@ -459,6 +452,26 @@ def _one_site(
     if len(best) > 1:  # the same text in several places: the test's name may tell which
         best = index.named_by_test(expectation, best, least=1)
     return best[0] if len(best) == 1 else None
+
+
+def _printed_site(
+    index: TestIndex,
+    expectation: Expectation,
+    pieces: tuple[str, ...],
+    names: frozenset[str],
+    scored: dict[int, int],
+    close: dict[int, int],
+) -> int | None:
+    """The site printed output points to: the one close fit, when nothing else fits;
+    else, for a line that fits nothing, the one its text after a label points to."""
+    pool = [i for i, score in close.items() if score >= _MIN_OUTPUT_FIT]
+    if len(pool) == 1 and len(scored) == 1:
+        return pool[0]
+    label, colon, rest = pieces[0].partition(": ") if len(pieces) == 1 else ("", "", "")
+    if not scored and colon and label and len(rest) >= _MIN_OUTPUT_FIT:
+        # what the error class prints before its message: "Invalid value for '-n': "
+        return _one_site(index, expectation, (rest,), names, labelled=True)
+    return None
 
 
 def _loose(calls: frozenset[str]) -> frozenset[str]:
