@@ -35,6 +35,7 @@ _MAX_VARIANTS = 4  # translated templates of one message, at most
 # A test named for what it checks (`test_invalid_timeout`) picks, among the sites of the
 # class it expects, the one whose function and message share most words with its name.
 _NAME_WORDS = 2  # words of the name one site must share, and no other as many
+_NAME_PICKS = 3  # the same, for the name alone to pick among the sites a pattern fits
 _STEM = 5  # letters a word is cut to, so that "redirect" and "redirects" agree
 _IDENT_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _NAME_STOP = frozenset(
@@ -445,7 +446,7 @@ def _one_site(
     if not pool and len(scored) <= _TOO_VAGUE:
         # a pattern too short to pin a site down: of the sites it fits, the one the
         # test's name points to (`test_argument_unbounded_nargs_cant_have_default`)
-        named = index.named_by_test(expectation, sorted(scored))
+        named = index.named_by_test(expectation, sorted(scored), least=_NAME_PICKS)
         return named[0] if named else None
     top = max(pool.values(), default=0)
     best = [i for i, score in pool.items() if score == top]
