@@ -9,6 +9,38 @@ from errdex.model import ErrorSite
 from tests.test_explain import explain_package, explanation
 
 CODE = """
+import typing as t
+
+
+class TemplateRuntimeError(Exception):
+    pass
+
+
+class UndefinedError(TemplateRuntimeError):
+    pass
+
+
+class MissingError(Exception):
+    pass
+
+
+class Undefined:
+    def __init__(self, hint=None, exc: t.Type[TemplateRuntimeError] = UndefinedError):
+        self._undefined_hint = hint
+        self._undefined_exception = exc
+
+    def _fail_with_undefined_error(self, *args):
+        raise self._undefined_exception(f"{self._undefined_hint} is undefined")
+
+
+class Holder:
+    def __init__(self, error=None):
+        self._error = error
+
+    def fail(self):
+        raise self._error("the holder failed")
+
+
 class StatusError(Exception):
     pass
 
@@ -113,6 +145,7 @@ TESTS = """
 import pytest
 from pkg.core import DecodeError, LimitError, ProtocolError, StatusError
 from pkg.core import Headers, Params, cli, colors, fetch, limit, make_response
+from pkg.core import MissingError, UndefinedError, render
 
 
 def test_status_raising():
@@ -178,6 +211,16 @@ def test_argument_unbounded_nargs_cant_have_default():
 def test_invalid_nargs():
     with pytest.raises(TypeError, match="nargs=-1"):
         declare()
+
+
+def test_strict_undefined():
+    with pytest.raises(UndefinedError):
+        render("{{ missing }}")
+
+
+def test_missing_thing():
+    with pytest.raises(MissingError):
+        render("{{ missing }}")
 
 
 def test_color_printed(runner):
@@ -250,3 +293,15 @@ def test_a_short_pattern_goes_to_the_site_the_test_name_points_to(sites: list[Er
         "test_argument_unbounded_nargs_cant_have_default"
     ]
     assert _tests(_in(sites, "make_option")[0]) == []
+
+
+def test_a_class_no_raise_names_goes_to_the_attribute_annotated_to_hold_it(
+    sites: list[ErrorSite],
+) -> None:
+    # no `raise UndefinedError`: the one raise of an attribute annotated to hold a
+    # TemplateRuntimeError, UndefinedError's base
+    assert _tests(_in(sites, "Undefined._fail_with_undefined_error")[0]) == [
+        "test_strict_undefined"
+    ]
+    # `self._error` has no annotation: what it holds is not known
+    assert _tests(_in(sites, "Holder.fail")[0]) == []

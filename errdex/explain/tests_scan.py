@@ -211,6 +211,13 @@ class TestIndex:
         for i, names in enumerate(self.names):
             for name in names:
                 self.by_class[name].append(i)
+        # `raise self._undefined_exception(...)`, the attribute annotated as holding a
+        # class: the sites that may raise each class of that family, by short name
+        self.held: dict[str, list[int]] = defaultdict(list)
+        if reach is not None:
+            for i, site in enumerate(sites):
+                for name in _held_classes(site, reach.targets[i], reach.graph):
+                    self.held[name].append(i)
 
     def reached(
         self,
@@ -237,6 +244,8 @@ class TestIndex:
         if not expectation.calls or expectation.exceptions & _GENERIC:
             return [], _BY_REACH
         candidates = sorted({i for e in expectation.exceptions for i in self.by_class.get(e, ())})
+        if not candidates:
+            return self.held_alone(expectation), _BY_REACH
         # The static graph misses calls, so only a site the block calls (nearly) directly
         # is trusted to be the one: for a class of the codebase, in the function called
         # or one it calls (any the graph follows from a method of an object the test
@@ -264,6 +273,12 @@ class TestIndex:
         if not reached and self.one_raise(candidates) and own and not self.dynamic:
             return candidates, _BY_REACH
         return self.named_by_test(expectation, candidates, names), _BY_NAME
+
+    def held_alone(self, expectation: Expectation) -> list[int]:
+        """For a class no `raise` of the codebase names: the one site whose raised class
+        is an attribute annotated to hold that class's family (`exc: t.Type[Base]`)."""
+        held = sorted({i for e in expectation.exceptions for i in self.held.get(e, ())})
+        return held if held and self.one_raise(held) else []
 
     def one_raise(self, hits: list[int]) -> bool:
         """The hits are one `raise` statement: one site, or the messages one raise
@@ -349,6 +364,18 @@ def name_words(text: str) -> frozenset[str]:
     words any test name may use."""
     words = (w.lower() for w in _IDENT_WORD.findall(text))
     return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _NAME_STOP)
+
+
+def _held_classes(site: ErrorSite, target: str | None, graph: CallGraph) -> set[str]:
+    """For `raise self.attr(...)` in a method: the short names of the class the attribute
+    is annotated to hold and of its subclasses; else none."""
+    qualname = site.exception.qualname
+    if target is None or not qualname.startswith("self.") or qualname.count(".") != 1:
+        return set()
+    held = graph.member_class(target.rsplit(".", 1)[0], qualname[5:])
+    if held is None:
+        return set()
+    return {c.rsplit(".", 1)[-1] for c in (held, *graph.subclasses(held))}
 
 
 def _all_holes(site: ErrorSite) -> bool:
