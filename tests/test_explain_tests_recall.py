@@ -136,6 +136,16 @@ def make_argument(nargs, default):
         raise TypeError("'default' is not supported for nargs=-1.")
 
 
+def take_pair(value):
+    if len(value) != 2:
+        raise UsageError(f"Takes 2 values but {len(value)} were given.")
+
+
+def parse_size(value):
+    if not value.isdigit():
+        raise UsageError(f"{value!r} is not a valid size in bytes.")
+
+
 def pick_color(value):
     if value not in ("red", "blue"):
         raise UsageError(f"{value!r} is not a color we know.")
@@ -223,6 +233,29 @@ def test_missing_thing():
         render("{{ missing }}")
 
 
+@pytest.mark.parametrize(("value", "expect"), [("a b", None), ("a", "Takes 2 values but 1 were")])
+def test_pair_from_envvar(runner, value, expect):
+    result = runner.invoke(pair_command, env={"X": value}, standalone_mode=False)
+    if expect is not None:
+        assert expect in result.exception.format_message()
+
+
+def test_usage_error_lines(runner):
+    result = runner.invoke(size_command, ["x"])
+    assert result.output.splitlines() == [
+        "Usage: cmd [OPTIONS] SIZE",
+        "Error: Invalid value for 'SIZE': 'x' is not a valid size in bytes.",
+    ]
+
+
+def test_usage_lines_without_an_error(runner):
+    result = runner.invoke(size_command, ["--help"])
+    assert result.output.splitlines() == [
+        "Usage: cmd [OPTIONS] SIZE",
+        "  Reads the size of the thing in bytes.",
+    ]
+
+
 def test_color_printed(runner):
     result = runner.invoke(colors, ["green"])
     assert "Invalid value for 'COLOR': 'green' is not a color we know." in result.output
@@ -305,3 +338,13 @@ def test_a_class_no_raise_names_goes_to_the_attribute_annotated_to_hold_it(
     ]
     # `self._error` has no annotation: what it holds is not known
     assert _tests(_in(sites, "Holder.fail")[0]) == []
+
+
+def test_the_exception_a_cli_runner_result_holds_and_lines_under_the_check(
+    sites: list[ErrorSite],
+) -> None:
+    # `expect in result.exception.format_message()`: each case's string
+    assert _tests(_in(sites, "take_pair")[0]) == ["test_pair_from_envvar"]
+    # `result.output.splitlines() == [...]`: the lines below the check are read too;
+    # the help text fits no template
+    assert _tests(_in(sites, "parse_size")[0]) == ["test_usage_error_lines"]

@@ -59,7 +59,8 @@ _ATTRIBUTE = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)\b(?![ \t]*[(\w])")
 # `x[...]` on one line: after `del ` (group 1), the object (2), set with `=` (group 3)
 _SUBSCRIPT = re.compile(r"(\bdel[ \t]+)?\b([a-z_]\w*)\[[^\]\n]*\]([ \t]*=(?!=))?")
 _QUOTED = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")  # a string on one line: no reads in it
-_OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
+# captured output, and the exception a CliRunner result holds (`result.exception`)
+_OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)|\bresult\.exception\b")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
 _MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
 _MAX_SPLIT = 6  # lines above an output check that its statement may begin on
@@ -304,7 +305,8 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
         line_text = text[start : end if end >= 0 else len(text)]
         if " in " not in line_text and "==" not in line_text:
             continue
-        texts = _joined_strings(_statement_before(text, start) + line_text)
+        after = _statement_after(text, end, line_text)
+        texts = _joined_strings(_statement_before(text, start) + line_text + after)
         defs = defs or _Defs(text)
         found = defs.test_def(start + len(line_text) - len(line_text.lstrip()))
         if found is None or not found[0].rsplit(".", 1)[-1].startswith("test"):
@@ -348,6 +350,23 @@ def _statement_before(text: str, start: int) -> str:
     else:
         return ""
     return "".join(lines) if lines and lines[0].strip().endswith("(") else ""
+
+
+def _statement_after(text: str, end: int, line_text: str) -> str:
+    """The lines that finish the statement an output check opens a bracket on
+    (`result.output.splitlines() == [` and the expected lines under it), up to
+    _MAX_SPLIT * 2 lines down; empty when the line closes what it opens."""
+    code = _QUOTED.sub('""', line_text)
+    depth = sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+    lines: list[str] = []
+    while depth > 0 and end >= 0 and len(lines) < _MAX_SPLIT * 2:
+        nxt = text.find("\n", end + 1)
+        below = text[end + 1 : nxt if nxt >= 0 else len(text)]
+        code = _QUOTED.sub('""', below)
+        depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+        lines.append(below)
+        end = nxt
+    return "\n" + "\n".join(lines) if lines else ""
 
 
 def _joined_strings(code: str) -> list[str]:
