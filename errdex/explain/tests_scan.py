@@ -204,6 +204,7 @@ class TestIndex:
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
         self._site_words: dict[int, frozenset[str]] = {}
+        self._scores: dict[tuple[tuple[str, ...], frozenset[str], bool], dict[int, int]] = {}
         # the top-level packages of the codebase: where its own exception classes live
         self.own = frozenset(module_name(s.location.file).split(".")[0] for s in sites) - {""}
         # a raise whose class we cannot name (`raise exc`, `raise self.error_class(...)`)
@@ -270,7 +271,7 @@ class TestIndex:
             return reached, _BY_REACH
         # else a class of the codebase that one site alone raises, when every raise of
         # the codebase names its class
-        if not reached and self.one_raise(candidates) and own and not self.dynamic:
+        if not reached and own and not self.dynamic and self.one_raise(candidates):
             return candidates, _BY_REACH
         return self.named_by_test(expectation, candidates, names), _BY_NAME
 
@@ -283,13 +284,24 @@ class TestIndex:
     def one_raise(self, hits: list[int]) -> bool:
         """The hits are one `raise` statement: one site, or the messages one raise
         picks between (`raise HTTPError(a if client else b)`), all on its line."""
-        where = {(self.sites[i].location.file, self.sites[i].location.line) for i in hits}
-        return len(where) == 1
+        if not hits:
+            return False
+        first = self.sites[hits[0]].location
+        return all(
+            (self.sites[i].location.file, self.sites[i].location.line) == (first.file, first.line)
+            for i in hits
+        )
 
     def unchecked_by_class(self, expectation: Expectation, names: frozenset[str]) -> list[int]:
         """For a test whose checked text fits no template at all: the one site its class
         and calls point to (as by_class_alone), when that site's template has no text of
         its own (`raise HTTPStatusError(message)`), so the text cannot tell against it."""
+        if not any(
+            _all_holes(self.sites[i])
+            for e in expectation.exceptions
+            for i in self.by_class.get(e, ())
+        ):
+            return []  # no site of the class whose message is made elsewhere
         hits, rank = self.by_class_alone(expectation, names)
         if rank != _BY_REACH or not all(_all_holes(self.sites[i]) for i in hits):
             return []
@@ -331,6 +343,14 @@ class TestIndex:
         """The sites one alternative of a pattern fits, loosely (a short pattern too),
         each with the characters of it their template's own text accounts for; `every`:
         all sites tried when the pattern has no word long enough to look them up by."""
+        key = (pieces, expected, every)
+        if key not in self._scores:
+            self._scores[key] = self._score(pieces, expected, every)
+        return self._scores[key]
+
+    def _score(
+        self, pieces: tuple[str, ...], expected: frozenset[str], every: bool
+    ) -> dict[int, int]:
         letters = sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces)
         if letters < _LOOSE_LETTERS:
             return {}
