@@ -60,7 +60,7 @@ _ATTRIBUTE = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)\b(?![ \t]*[(\w])")
 _SUBSCRIPT = re.compile(r"(\bdel[ \t]+)?\b([a-z_]\w*)\[[^\]\n]*\]([ \t]*=(?!=))?")
 _QUOTED = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")  # a string on one line: no reads in it
 # captured output, and the exception a CliRunner result holds (`result.exception`)
-_OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)|\bresult\.exception\b")
+_OUTPUT = re.compile(r"\.(?:output|stdout|stderr|exception)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
 _MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
 _MAX_SPLIT = 6  # lines above an output check that its statement may begin on
@@ -300,6 +300,8 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
     defs: _Defs | None = None
     line, counted = 1, 0
     for check in _OUTPUT.finditer(text):
+        if check.group() == ".exception" and not _on_result(text, check.start()):
+            continue  # only a CliRunner result's: other `.exception`s follow a raises block
         start = text.rfind("\n", 0, check.start()) + 1
         end = text.find("\n", check.end())
         line_text = text[start : end if end >= 0 else len(text)]
@@ -350,6 +352,12 @@ def _statement_before(text: str, start: int) -> str:
     else:
         return ""
     return "".join(lines) if lines and lines[0].strip().endswith("(") else ""
+
+
+def _on_result(text: str, at: int) -> bool:
+    """The attribute at `at` is read on a variable named `result`."""
+    before = text[max(0, at - 7) : at]
+    return before.endswith("result") and (len(before) < 7 or not _IDENTIFIER.match(before[0]))
 
 
 def _statement_after(text: str, end: int, line_text: str) -> str:
