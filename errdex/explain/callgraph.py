@@ -4,6 +4,7 @@
 # name. Constructing a class counts as calling its __init__ / __post_init__.
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +15,9 @@ MAX_DEPTH = 4
 MAX_PATHS = 3
 _MAX_HOPS = 8
 _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
+# `t.Type[X]`, `type[X]`, `typing.Type["X"]`: an attribute that holds the class X or one
+# of its subclasses
+_HELD_CLASS = re.compile(r"""^(?:[\w.]*\.)?[Tt]ype\[\s*["']?([\w.]+)["']?\s*\]$""")
 
 
 class CallGraph:
@@ -102,6 +106,19 @@ class CallGraph:
                         todo.extend(direct.get(nxt, ()))
                 self._subclasses[top] = found
         return self._subclasses.get(cls, set())
+
+    def member_class(self, cls: str, member: str) -> str | None:
+        """The class of the codebase that the annotation of `cls`'s attribute `member`
+        names as a class it holds (`exc: t.Type[TemplateRuntimeError]`), or None."""
+        module, rest = cls, ""
+        while module and module not in self.modules:
+            module, _, parent = module.rpartition(".")
+            rest = f"{parent}.{rest}" if rest else parent
+        facts = self.modules.get(module)
+        found = next((c for c in facts.classes if c.qualname == rest), None) if facts else None
+        written = next((m.type for m in found.members if m.name == member), None) if found else None
+        held = _HELD_CLASS.match(written or "")
+        return None if held is None else self._class_named(module, held.group(1))
 
     def _class_named(self, module: str, written: str) -> str | None:
         """The class of the codebase a name written in `module` stands for, or None."""

@@ -35,6 +35,7 @@ _MAX_VARIANTS = 4  # translated templates of one message, at most
 # A test named for what it checks (`test_invalid_timeout`) picks, among the sites of the
 # class it expects, the one whose function and message share most words with its name.
 _NAME_WORDS = 2  # words of the name one site must share, and no other as many
+_NAME_PICKS = 3  # the same, for the name alone to pick among the sites a pattern fits
 _STEM = 5  # letters a word is cut to, so that "redirect" and "redirects" agree
 _IDENT_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _NAME_STOP = frozenset(
@@ -203,6 +204,7 @@ class TestIndex:
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
         self._site_words: dict[int, frozenset[str]] = {}
+        self._scores: dict[tuple[tuple[str, ...], frozenset[str], bool], dict[int, int]] = {}
         # the top-level packages of the codebase: where its own exception classes live
         self.own = frozenset(module_name(s.location.file).split(".")[0] for s in sites) - {""}
         # a raise whose class we cannot name (`raise exc`, `raise self.error_class(...)`)
@@ -210,6 +212,13 @@ class TestIndex:
         for i, names in enumerate(self.names):
             for name in names:
                 self.by_class[name].append(i)
+        # `raise self._undefined_exception(...)`, the attribute annotated as holding a
+        # class: the sites that may raise each class of that family, by short name
+        self.held: dict[str, list[int]] = defaultdict(list)
+        if reach is not None:
+            for i, site in enumerate(sites):
+                for name in _held_classes(site, reach.targets[i], reach.graph):
+                    self.held[name].append(i)
 
     def reached(
         self,
@@ -236,6 +245,8 @@ class TestIndex:
         if not expectation.calls or expectation.exceptions & _GENERIC:
             return [], _BY_REACH
         candidates = sorted({i for e in expectation.exceptions for i in self.by_class.get(e, ())})
+        if not candidates:
+            return self.held_alone(expectation), _BY_REACH
         # The static graph misses calls, so only a site the block calls (nearly) directly
         # is trusted to be the one: for a class of the codebase, in the function called
         # or one it calls (any the graph follows from a method of an object the test
@@ -254,13 +265,47 @@ class TestIndex:
             calls = frozenset(c for c in calls if not c.startswith("__"))
         reached = self.reached(expectation, candidates, depth, calls)
         # and no other site of the class lies anywhere further down the calls
-        if len(reached) == 1 and self.reached(expectation, candidates, calls=anywhere) == reached:
+        if self.one_raise(reached) and (
+            self.reached(expectation, candidates, calls=anywhere) == reached
+        ):
             return reached, _BY_REACH
         # else a class of the codebase that one site alone raises, when every raise of
         # the codebase names its class
-        if not reached and len(candidates) == 1 and own and not self.dynamic:
+        if not reached and own and not self.dynamic and self.one_raise(candidates):
             return candidates, _BY_REACH
         return self.named_by_test(expectation, candidates, names), _BY_NAME
+
+    def held_alone(self, expectation: Expectation) -> list[int]:
+        """For a class no `raise` of the codebase names: the one site whose raised class
+        is an attribute annotated to hold that class's family (`exc: t.Type[Base]`)."""
+        held = sorted({i for e in expectation.exceptions for i in self.held.get(e, ())})
+        return held if held and self.one_raise(held) else []
+
+    def one_raise(self, hits: list[int]) -> bool:
+        """The hits are one `raise` statement: one site, or the messages one raise
+        picks between (`raise HTTPError(a if client else b)`), all on its line."""
+        if not hits:
+            return False
+        first = self.sites[hits[0]].location
+        return all(
+            (self.sites[i].location.file, self.sites[i].location.line) == (first.file, first.line)
+            for i in hits
+        )
+
+    def unchecked_by_class(self, expectation: Expectation, names: frozenset[str]) -> list[int]:
+        """For a test whose checked text fits no template at all: the one site its class
+        and calls point to (as by_class_alone), when that site's template has no text of
+        its own (`raise HTTPStatusError(message)`), so the text cannot tell against it."""
+        if not any(
+            _all_holes(self.sites[i])
+            for e in expectation.exceptions
+            for i in self.by_class.get(e, ())
+        ):
+            return []  # no site of the class whose message is made elsewhere
+        hits, rank = self.by_class_alone(expectation, names)
+        if rank != _BY_REACH or not all(_all_holes(self.sites[i]) for i in hits):
+            return []
+        return hits
 
     def named_by_test(
         self,
@@ -292,17 +337,31 @@ class TestIndex:
             self._site_words[i] = name_words(literal) | name_words(site.location.function)
         return self._site_words[i]
 
-    def scores(self, pieces: tuple[str, ...], expected: frozenset[str]) -> dict[int, int]:
+    def scores(
+        self, pieces: tuple[str, ...], expected: frozenset[str], every: bool = False
+    ) -> dict[int, int]:
         """The sites one alternative of a pattern fits, loosely (a short pattern too),
-        each with the characters of it their template's own text accounts for."""
+        each with the characters of it their template's own text accounts for; `every`:
+        all sites tried when the pattern has no word long enough to look them up by."""
+        key = (pieces, expected, every)
+        if key not in self._scores:
+            self._scores[key] = self._score(pieces, expected, every)
+        return self._scores[key]
+
+    def _score(
+        self, pieces: tuple[str, ...], expected: frozenset[str], every: bool
+    ) -> dict[int, int]:
         letters = sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces)
         if letters < _LOOSE_LETTERS:
             return {}
         words = {w for p in pieces for w in _WORD.findall(p.lower()) if w in self.words}
         # a word of the pattern may be a hole's value: look at the few rarest
         rarest = sorted(words, key=lambda w: len(self.words[w]))[:_RAREST]
+        tried = {i for w in rarest for i in self.words[w]}
+        if every and not words:
+            tried = set(range(len(self.sites)))
         found: dict[int, int] = {}
-        for i in sorted({i for w in rarest for i in self.words[w]}):
+        for i in sorted(tried):
             if self._raises(i, expected):
                 score = max(_fits(pieces, text, _LOOSE_FITTED) for text in self.skeletons[i])
                 if score:
@@ -325,6 +384,23 @@ def name_words(text: str) -> frozenset[str]:
     words any test name may use."""
     words = (w.lower() for w in _IDENT_WORD.findall(text))
     return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _NAME_STOP)
+
+
+def _held_classes(site: ErrorSite, target: str | None, graph: CallGraph) -> set[str]:
+    """For `raise self.attr(...)` in a method: the short names of the class the attribute
+    is annotated to hold and of its subclasses; else none."""
+    qualname = site.exception.qualname
+    if target is None or not qualname.startswith("self.") or qualname.count(".") != 1:
+        return set()
+    held = graph.member_class(target.rsplit(".", 1)[0], qualname[5:])
+    if held is None:
+        return set()
+    return {c.rsplit(".", 1)[-1] for c in (held, *graph.subclasses(held))}
+
+
+def _all_holes(site: ErrorSite) -> bool:
+    """The message is made elsewhere: no template, or one without literal text."""
+    return site.message is None or not site.message.literal_text.strip()
 
 
 def _unnamed(site: ErrorSite) -> bool:
@@ -362,10 +438,16 @@ def find_tests(
                 for i in hits:
                     found[i].append((rank, expectation.test))
                 continue
+            fitted = False
             for pieces in expectation.alternatives:
                 one = _one_site(index, expectation, pieces, test_file.names)
                 if one is not None:
                     found[one].append((_BY_TEXT, expectation.test))
+                fitted = fitted or bool(index.scores(pieces, expectation.exceptions))
+            if not fitted and expectation.exceptions:
+                # text no template holds: it was made where a hole's value comes from
+                for i in index.unchecked_by_class(expectation, test_file.names):
+                    found[i].append((_BY_REACH, expectation.test))
     out: dict[str, tuple[TestRef, ...]] = {}
     for i, refs in found.items():
         refs.sort(key=lambda r: (r[0], r[1].file, r[1].line))  # the surest first
@@ -377,38 +459,67 @@ def find_tests(
 
 
 def _one_site(
-    index: TestIndex, expectation: Expectation, pieces: tuple[str, ...], names: frozenset[str]
+    index: TestIndex,
+    expectation: Expectation,
+    pieces: tuple[str, ...],
+    names: frozenset[str],
+    labelled: bool = False,
 ) -> int | None:
     """The one site an alternative of a pattern points to, or None: the best fit among
     the sites the raises block calls into; else, among the close fits, the best one if
     the pattern is long enough to stand alone (or the file names the site's function).
     Two sites fitting equally well are told apart by the test's name alone, else neither
-    is listed."""
-    scored = index.scores(pieces, expectation.exceptions)
+    is listed. `labelled`: the printed text after its label, every site tried."""
+    scored = index.scores(pieces, expectation.exceptions, every=labelled)
     close = {i: score for i, score in scored.items() if score >= _MIN_FITTED}
     if sum(len(re.sub(r"[^A-Za-z]", "", p)) for p in pieces) < _MIN_LITERAL:
         close = {}  # too few letters to stand without the block reaching the site
     if not expectation.exceptions:  # printed output: a close fit, and nothing else fits
-        pool = {i: score for i, score in close.items() if score >= _MIN_OUTPUT_FIT}
-        return next(iter(pool)) if len(pool) == 1 and len(scored) == 1 else None
+        return _printed_site(index, expectation, pieces, names, scored, close)
     # the text is the evidence here; the block's calls only narrow the sites it fits,
     # through any method of the names called
     reached = index.reached(expectation, sorted(scored), calls=_loose(expectation.calls))
+    pool: dict[int, int] = {}
     if reached:  # the block calls into these: the file need not name them
         pool = {i: scored[i] for i in reached}
     elif not close or len(close) > _TOO_VAGUE:
-        return None
+        pass
     elif len(close) > _AMBIGUOUS or sum(map(len, pieces)) < _STANDS_ALONE:
         pool = {i: score for i, score in close.items() if _named_in(index.sites[i], names)}
-        if not pool and len(close) == 1 and _verbatim(pieces, close):
-            pool = close  # a phrase of one template alone, word for word
+        if not pool:  # a phrase of one template alone, word for word
+            pool = _verbatim(pieces, close)
     else:
         pool = close
+    if not pool and len(scored) <= _TOO_VAGUE:
+        # a pattern too short to pin a site down: of the sites it fits, the one the
+        # test's name points to (`test_argument_unbounded_nargs_cant_have_default`)
+        named = index.named_by_test(expectation, sorted(scored), least=_NAME_PICKS)
+        return named[0] if named else None
     top = max(pool.values(), default=0)
     best = [i for i, score in pool.items() if score == top]
     if len(best) > 1:  # the same text in several places: the test's name may tell which
         best = index.named_by_test(expectation, best, least=1)
     return best[0] if len(best) == 1 else None
+
+
+def _printed_site(
+    index: TestIndex,
+    expectation: Expectation,
+    pieces: tuple[str, ...],
+    names: frozenset[str],
+    scored: dict[int, int],
+    close: dict[int, int],
+) -> int | None:
+    """The site printed output points to: the one close fit, when nothing else fits;
+    else, for a line that fits nothing, the one its text after a label points to."""
+    pool = [i for i, score in close.items() if score >= _MIN_OUTPUT_FIT]
+    if len(pool) == 1 and len(scored) == 1:
+        return pool[0]
+    label, colon, rest = pieces[0].partition(": ") if len(pieces) == 1 else ("", "", "")
+    if not scored and colon and label and len(rest) >= _MIN_OUTPUT_FIT:
+        # what the error class prints before its message: "Invalid value for '-n': "
+        return _one_site(index, expectation, (rest,), names, labelled=True)
+    return None
 
 
 def _loose(calls: frozenset[str]) -> frozenset[str]:
@@ -417,10 +528,12 @@ def _loose(calls: frozenset[str]) -> frozenset[str]:
     return calls | {call.rsplit(".", 1)[-1] for call in calls}
 
 
-def _verbatim(pieces: tuple[str, ...], close: dict[int, int]) -> bool:
-    """The pattern is all literal text of its template, and long enough to be a phrase."""
+def _verbatim(pieces: tuple[str, ...], close: dict[int, int]) -> dict[int, int]:
+    """The one close fit whose template's own text holds the whole pattern, when it is
+    long enough to be a phrase: the others fit only with a hole taking part of it."""
     length = sum(map(len, pieces))
-    return length >= _PHRASE and all(score == length for score in close.values())
+    whole = {i: score for i, score in close.items() if score == length}
+    return whole if length >= _PHRASE and len(whole) == 1 else {}
 
 
 def _named_in(site: ErrorSite, names: frozenset[str]) -> bool:

@@ -55,10 +55,16 @@ _WITH_AS = re.compile(
     r"\bwith[ \t]+(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*)\(.*\)[ \t]+as[ \t]+([a-z_]\w*)"
 )
 _METHOD = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)[ \t]*\(")
+_ATTRIBUTE = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)\b(?![ \t]*[(\w])")
+# `x[...]` on one line: after `del ` (group 1), the object (2), set with `=` (group 3)
+_SUBSCRIPT = re.compile(r"(\bdel[ \t]+)?\b([a-z_]\w*)\[[^\]\n]*\]([ \t]*=(?!=))?")
 _QUOTED = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")  # a string on one line: no reads in it
-_OUTPUT = re.compile(r"\.(?:output|stdout|stderr)\b|readouterr\(\)")
+# captured output, and the exception a CliRunner result holds (`result.exception`)
+_OUTPUT = re.compile(r"\.(?:output|stdout|stderr|exception)\b|readouterr\(\)")
 _CLI_PREFIX = re.compile(r"^(?:[Ee]rror|Usage error): ")
 _MIN_OUTPUT = 12  # characters of an output line worth fitting to a message
+_MAX_SPLIT = 6  # lines above an output check that its statement may begin on
+_LITERAL = re.compile(r"""(?<![\w"'])[rRuU]?("|')((?:\\.|(?!\1)[^\\\n])*)\1""")
 _DEDENTS: dict[int, re.Pattern[str]] = {}
 
 
@@ -294,14 +300,15 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
     defs: _Defs | None = None
     line, counted = 1, 0
     for check in _OUTPUT.finditer(text):
+        if check.group() == ".exception" and not _on_result(text, check.start()):
+            continue  # only a CliRunner result's: other `.exception`s follow a raises block
         start = text.rfind("\n", 0, check.start()) + 1
         end = text.find("\n", check.end())
         line_text = text[start : end if end >= 0 else len(text)]
         if " in " not in line_text and "==" not in line_text:
             continue
-        texts = [
-            literal.group(1)[1:-1].replace("\\n", "\n") for literal in _STRING.finditer(line_text)
-        ]
+        after = _statement_after(text, end, line_text)
+        texts = _joined_strings(_statement_before(text, start) + line_text + after)
         defs = defs or _Defs(text)
         found = defs.test_def(start + len(line_text) - len(line_text.lstrip()))
         if found is None or not found[0].rsplit(".", 1)[-1].startswith("test"):
@@ -325,6 +332,66 @@ def output_expectations(rel: str, text: str) -> Iterator[Expectation]:
             alternatives=tuple(pieces),
             test=TestRef(file=rel, line=line, name=name),
         )
+
+
+def _statement_before(text: str, start: int) -> str:
+    """The lines of the statement that the line at `start` ends, when black split it:
+    `assert (` and the string pieces under it, up to _MAX_SPLIT lines up."""
+    lines: list[str] = []
+    end = start
+    for _ in range(_MAX_SPLIT):
+        begin = text.rfind("\n", 0, max(end - 1, 0)) + 1
+        above = text[begin : max(end - 1, begin)]
+        stripped = above.strip()
+        if not (stripped.startswith(("'", '"')) or stripped.endswith("(")) or end == 0:
+            break
+        lines.insert(0, above + "\n")
+        if stripped.endswith("(") and not stripped.startswith(("'", '"')):
+            break  # the statement's head: `assert (`
+        end = begin
+    else:
+        return ""
+    return "".join(lines) if lines and lines[0].strip().endswith("(") else ""
+
+
+def _on_result(text: str, at: int) -> bool:
+    """The attribute at `at` is read on a variable named `result`."""
+    before = text[max(0, at - 7) : at]
+    return before.endswith("result") and (len(before) < 7 or not _IDENTIFIER.match(before[0]))
+
+
+def _statement_after(text: str, end: int, line_text: str) -> str:
+    """The lines that finish the statement an output check opens a bracket on
+    (`result.output.splitlines() == [` and the expected lines under it), up to
+    _MAX_SPLIT * 2 lines down; empty when the line closes what it opens."""
+    code = _QUOTED.sub('""', line_text)
+    depth = sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+    lines: list[str] = []
+    while depth > 0 and end >= 0 and len(lines) < _MAX_SPLIT * 2:
+        nxt = text.find("\n", end + 1)
+        below = text[end + 1 : nxt if nxt >= 0 else len(text)]
+        code = _QUOTED.sub('""', below)
+        depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+        lines.append(below)
+        end = nxt
+    return "\n" + "\n".join(lines) if lines else ""
+
+
+def _joined_strings(code: str) -> list[str]:
+    """The string literals of `code` of _MIN_OUTPUT characters or more, adjacent ones
+    (`"Invalid value for 'x':" " 'meh' is not one"`) joined as Python joins them."""
+    out: list[str] = []
+    run: list[str] = []
+    last = -1
+    for literal in _LITERAL.finditer(code):
+        if run and code[last : literal.start()].strip():
+            out.append("".join(run))
+            run = []
+        run.append(literal.group(2).replace("\\n", "\n"))
+        last = literal.end()
+    if run:
+        out.append("".join(run))
+    return [t for t in out if len(t) >= _MIN_OUTPUT]
 
 
 def _aliases(text: str) -> dict[str, str]:
@@ -362,7 +429,13 @@ def _block_calls(text: str, at: int, test_start: int) -> frozenset[str]:
     made = _made(_QUOTED.sub('""', text[test_start:start]) + "\n" + code)
     typed: set[str] = set()
     untyped = _METHOD.sub(lambda m: _typed(m, made, typed), code)
-    called = {*_CALLED.findall(untyped), *_READ.findall(code), *typed}
+    # `response.request`, `del headers["x"]`: a property or a dunder of a made object
+    unread = _ATTRIBUTE.sub(lambda m: _typed(m, made, typed), untyped)
+    for subscript in _SUBSCRIPT.finditer(unread):
+        owner = made.get(subscript.group(2))
+        if owner is not None:
+            typed.add(f"{owner}.{_subscript_method(subscript)}")
+    called = {*_CALLED.findall(untyped), *_READ.findall(unread), *typed}
     for pattern, method in _PROTOCOLS:
         for statement in pattern.finditer(code):
             called.add(_protocol_call(statement, method, made))
@@ -392,6 +465,13 @@ def _typed(method: re.Match[str], made: dict[str, str], typed: set[str]) -> str:
         return method.group(0)
     typed.add(f"{owner}.{method.group(2)}")
     return "("
+
+
+def _subscript_method(subscript: re.Match[str]) -> str:
+    """The dunder `x[...]` calls: deleted (`del x[k]`), set (`x[k] = v`) or read."""
+    if subscript.group(1):
+        return "__delitem__"
+    return "__setitem__" if subscript.group(3) else "__getitem__"
 
 
 def _checked_text(text: str, after: int, params: Values) -> tuple[tuple[str, ...], ...]:
