@@ -15,8 +15,8 @@ from typing import Any, cast
 from errdex.explain.access import exposed, private_name, reexported, with_access
 from errdex.explain.analysis import Analysis, analyse
 from errdex.explain.callgraph import CallGraph
-from errdex.explain.catalog import Catalog
-from errdex.explain.knobs import KnobIndex, with_knobs
+from errdex.explain.catalog import Catalog, Owner
+from errdex.explain.knobs import KnobIndex, Selection, with_knobs
 from errdex.explain.meaning import what_it_means
 from errdex.explain.related import Related
 from errdex.explain.report import report_issue_url
@@ -25,6 +25,9 @@ from errdex.explain.reuse import (
     Prose,
     ProseCache,
     Reads,
+    line_free,
+    line_free_input,
+    line_free_knob,
     lookup_in,
     pack,
     prose_key,
@@ -91,25 +94,22 @@ def explain(
     related = Related(sites)
     titles = unique_titles(sites, [base_title(s, _guard_text(s)) for s in sites])
     catalog = world.catalog
-    # which `if`s of each function guard a raise (analyse leaves their early exits out)
-    raising: dict[tuple[str, str], list[int]] = {}
-    for file, holder, line in catalog.raising_ifs:
-        raising.setdefault((file, holder), []).append(line)
-    # the package's name is in each key (solutions name its extras); its requirements,
-    # which change from release to release, are a lookup, asked by the few that read them
-    keys = [
-        prose_key(
-            (
-                site,
-                world.file_keys.get(site.location.file),
-                sorted(raising.get(where, ())),
-                snapshot.package,
-            )
+    # what each site's prose is made from (see _prose), and its key: the package's name
+    # is in it (solutions name its extras); its requirements, which change from release
+    # to release, are a lookup, asked by the few that read them
+    handed = [
+        _Handed(
+            site=line_free(site),
+            own=_Own(
+                owner=catalog.owner(site),
+                checks=catalog.checks(site),
+                listed=site.location.file in catalog.files,
+            ),
         )
         for site in sites
-        for where in [(site.location.file, site.location.function)]
     ]
-    prose, reused = _reused_or_made(sites, keys, world, cache or NoProseCache())
+    keys = [prose_key((h.site, h.own, snapshot.package)) for h in handed]
+    prose, reused = _reused_or_made(sites, handed, keys, world, cache or NoProseCache())
     caught = _caught_by_callers(sites, [list(p.fixes) for p in prose], graph, modules)
     found_tests = tests()
     out: list[ErrorSite] = []
@@ -239,10 +239,15 @@ class _World:
         self.exported = _exported(extraction.facts)
         self.package = snapshot.package
         self.requires = snapshot.requires
-        self.file_keys = dict(extraction.file_keys)
+        # the prose is handed no line (reuse.line_free): nor are the answers it asks for
+        self.env_seen = {
+            name: (doc, SourcePos(file=where.file, line=0))
+            for name, (doc, where) in self.index.env_docs.items()
+        }
 
     def lookups(self, site: ErrorSite) -> dict[str, Callable[[Any], Any]]:
-        """What one site's prose may ask of the whole extraction, by kind (see Reads)."""
+        """What one site's prose may ask of the whole extraction, by kind (see Reads);
+        `site` with its lines, the answers without (see reuse.line_free)."""
         modules = self.modules
         handoff = _handoff(
             self.graph, _target(site, modules), modules, self.names, self.index, site
@@ -250,18 +255,20 @@ class _World:
         facts = self.catalog.files.get(site.location.file)
         qualify = None if facts is None else _qualifier(self.names, facts)
         return {
-            "handoff": lambda passed: handoff(passed),
+            "handoff": lambda passed: _line_free_handoff(handoff(passed)),
             "qualify": lambda name: None if qualify is None else qualify(name),
-            "env": lookup_in(self.index.env_docs),
+            "env": lookup_in(self.env_seen),
             "dest": lookup_in(self.dests),
             "call paths": self._call_paths,
             "module": lambda file: _module(file, modules),
             "exported": lambda name: name in self.exported,
             "requires": lambda _: self.requires,
             "implementers": lambda asked: self.overrides.all_implement(*asked),
-            "selection": self.index.selection,
+            "selection": lambda cls: _line_free_selection(self.index.selection(cls)),
             "class written": lambda asked: self.index.class_written(*asked),
             "classes snake": self.index.classes_snake,
+            "set in init": lambda expr: _set_in_init(site, expr, facts),
+            "guard line": lambda position: site.guard[position].line,
         }
 
     def _call_paths(self, function: str) -> CallPaths:
@@ -275,15 +282,39 @@ class _World:
 CallPaths = tuple[tuple[tuple[str, ...], ...], dict[str, str], tuple[str, ...]]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Own:
+    """What a site's prose reads of its own file besides the site: the class whose method
+    holds it, which of its guards are other raises' checks (Catalog.checks), and whether
+    the file is there at all."""
+
+    owner: Owner | None
+    checks: tuple[bool, ...]
+    listed: bool  # its file's facts are in the extraction: its names can be qualified
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Handed:
+    """What one site's prose is made from, and so what its key holds (with the package's
+    name and the explainer's code): the site without its lines, and its `_Own`."""
+
+    site: ErrorSite
+    own: _Own
+
+
 def _reused_or_made(
-    sites: Sequence[ErrorSite], keys: Sequence[str], world: _World, cache: ProseCache
+    sites: Sequence[ErrorSite],
+    handed: Sequence[_Handed],
+    keys: Sequence[str],
+    world: _World,
+    cache: ProseCache,
 ) -> tuple[list[Prose], int]:
     """Each site's prose: kept under its key when every lookup it made answers the same
     now, else made afresh (and kept); and how many were kept ones."""
     kept = cache.load_prose(list(dict.fromkeys(keys)))
     out: list[Prose] = []
     fresh: dict[str, bytes] = {}
-    for site, key in zip(sites, keys, strict=True):
+    for site, given, key in zip(sites, handed, keys, strict=True):
         lookups = world.lookups(site)
         entry = kept.get(key)
         found = None if entry is None else unpack(entry)
@@ -291,19 +322,20 @@ def _reused_or_made(
             out.append(found[1])
             continue
         reads = Reads(lookups)
-        made = _prose(site, world, reads)
+        made = _prose(given, world, reads)
         out.append(made)
         fresh[key] = pack(reads.log, made)
     cache.save_prose(fresh.items())
     return out, len(out) - len(fresh)
 
 
-def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
-    """The per-site part of `site`'s explanation. It reads what its key holds (the site,
-    its own file's facts: the catalog's entries for that file; the raising `if`s of its
-    function; the package's name), the pure memo of guard readings, and
-    all else of the extraction only through `log`."""
-    analysis = analyse(site, world.catalog)
+def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
+    """The per-site part of a site's explanation. It reads what its key holds (`given`:
+    the site without its lines, its class, which of its guards are other raises'
+    checks; the package's name), the pure memo of guard readings, and all else of the
+    extraction only through `log`."""
+    site = given.site
+    analysis = analyse(site, given.own.owner, given.own.checks, world.catalog.said)
     module = log.ask("module", site.location.file)
     function = site.location.function
     qualified = None if module is None or function == "<module>" else f"{module}.{function}"
@@ -324,15 +356,17 @@ def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
         requires=cast("tuple[tuple[str, str], ...]", log.whole("requires")),
         dests=cast("dict[str, list[str]]", log.mapping("dest")),
         handoff=log.function("handoff") if module else None,
-        qualify=log.function("qualify") if site.location.file in world.catalog.files else None,
+        qualify=log.function("qualify") if given.own.listed else None,
         callers=callers,
         exported=cast("frozenset[str]", log.members("exported")),
+        set_in_init=log.function("set in init"),
+        guard_line=log.function("guard line"),
     )
     fixes = solutions(analysis, context)
     asked = abstract_method(analysis)
     return Prose(
         fixes=tuple(fixes),
-        what_it_means=what_it_means(analysis, world.catalog),
+        what_it_means=what_it_means(analysis),
         when_it_happens=when_it_happens(analysis, paths, shorten),
         common_situations=tuple(common_situations(analysis)),
         invariant=internal_invariant(analysis, fixes),
@@ -341,6 +375,31 @@ def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
         invariant_caught=internal_invariant(analysis, [*fixes, Fix(text="", kind="input")]),
         implemented=None if asked is None else log.ask("implementers", asked),
     )
+
+
+def _set_in_init(site: ErrorSite, expr: str, facts: FileFacts | None) -> bool:
+    """Whether the input `expr` of `site` is first set inside an `__init__` of the site's
+    file (`facts`): state each object starts in, not a class-level setting."""
+    item = next((i for i in site.inputs if i.expr == expr), None)
+    where = None if item is None else item.location
+    if where is None or facts is None or where.file != facts.path:
+        return False
+    return any(
+        f.qualname.endswith(".__init__") and f.line <= where.line <= f.end_line
+        for f in facts.functions
+    )
+
+
+def _line_free_handoff(
+    found: tuple[str, list[str]] | list[Input] | None,
+) -> tuple[str, list[str]] | list[Input] | None:
+    return [line_free_input(i) for i in found] if isinstance(found, list) else found
+
+
+def _line_free_selection(chosen: Selection | None) -> Selection | None:
+    if chosen is None:
+        return None
+    return dataclasses.replace(chosen, flag=line_free_knob(chosen.flag))
 
 
 _CALLED_IN_TRY = re.compile(r"^(?:await\s+)?(?:yield\s+from\s+)?([A-Za-z_][\w.]*)\(")
@@ -560,9 +619,9 @@ def abstract_method(analysis: Analysis) -> tuple[str, str, str] | None:
     if owner is None or exc != "NotImplementedError" or analysis.trigger:
         return None
     name = site.location.function.rsplit(".", 1)[-1]
-    if site.location.function != f"{owner.fact.qualname}.{name}":
+    if site.location.function != f"{owner.qualname}.{name}":
         return None
-    return f"{owner.file.module}.{owner.fact.qualname}", owner.fact.qualname, name
+    return f"{owner.module}.{owner.qualname}", owner.qualname, name
 
 
 def _may_be_internal(site: ErrorSite, catalog: Catalog) -> bool:
