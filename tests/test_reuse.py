@@ -4,8 +4,11 @@
 # the lookups a key alone cannot see, then real releases of requests from PyPI.
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +40,19 @@ from pkg.checks import check_rate
 def configure(rate):
     return check_rate(rate)
 """
+
+
+# A raise whose prose says a line: the handler's guard, "before line N".
+LOAD = """\
+def load(path):
+    try:
+        handle = open(path)
+        data = handle.read()
+    except OSError as exc:
+        raise RuntimeError("cannot load the settings") from exc
+    return data
+"""
+MOVED = "import os\n\nPADDING = 1\n\n\n"  # five lines added at the top of a file
 
 
 def records(store: Store, package: str, version: str) -> list[str]:
@@ -78,6 +94,23 @@ def test_a_new_caller_elsewhere_remakes_the_prose_of_an_unchanged_site(tmp_path:
     assert on_top == alone
     when = json.loads(on_top[0])["explanation"]["when_it_happens"]
     assert "`configure`" in when
+
+
+def test_lines_added_above_a_raise_keep_its_prose_and_a_line_it_says_is_asked_again(
+    tmp_path: Path,
+) -> None:
+    files = {"pkg/__init__.py": "", "pkg/checks.py": CHECKS, "pkg/api.py": CALLER}
+    old = tree(tmp_path, "1.0", {**files, "pkg/load.py": LOAD})
+    moved = {path: MOVED + code for path, code in files.items() if code}
+    new = tree(tmp_path, "1.1", {**files, **moved, "pkg/load.py": MOVED + LOAD})
+    second, on_top, alone = stacked_and_alone(tmp_path, old, new)
+    assert on_top == alone  # every record as a cold index of the moved tree makes it
+    assert (second.site_count, second.reused) == (2, 1)  # check_rate's prose, not load's
+    by_function = {r["location"]["function"]: r for r in map(json.loads, on_top)}
+    assert by_function["check_rate"]["location"]["line"] == 3 + 5
+    assert "`configure`" in by_function["check_rate"]["explanation"]["when_it_happens"]
+    (said,) = by_function["load"]["explanation"]["solutions"]
+    assert "raised in the `try` block before line 10 " in said  # 5 + 5, asked again
 
 
 def test_an_unchanged_tree_indexed_again_reuses_every_site(tmp_path: Path) -> None:
@@ -123,6 +156,33 @@ def test_idna_3_7_on_top_of_3_6_reuses_prose_and_equals_it_alone(
     second, on_top, alone = stacked_and_alone(tmp_path, old, new, stacked_at=db_location)
     assert 0 < second.reused < second.site_count  # some sites changed, most did not
     assert on_top == alone
+
+
+def _moved(code: str) -> str:
+    """`code` with lines added before its first import or definition (after a docstring,
+    a shebang or an encoding line, which must stay where they are)."""
+    first = re.search(r"^(?:import|from|def|class|@)\b", code, re.M)
+    at = first.start() if first else 0
+    return code[:at] + "# moved\n\n\n" + code[at:]
+
+
+@network
+def test_idna_with_every_line_moved_reuses_its_prose_and_equals_it_alone(tmp_path: Path) -> None:
+    require_pypi("pypi:idna==3.7")
+    old = resolve("pypi:idna==3.7", cache_dir=TEST_CACHE)
+    root = tmp_path / "moved"
+    shutil.copytree(old.root, root)
+    for path in root.rglob("*.py"):
+        path.write_text(_moved(path.read_text("utf-8")), "utf-8")
+    new = dataclasses.replace(old, version="3.7.moved", root=root, source=str(root))
+    second, on_top, alone = stacked_and_alone(tmp_path, old, new)
+    assert on_top == alone
+    lines = [json.loads(r)["location"]["line"] for r in on_top]
+    before = records(open_store(tmp_path / "stacked.sqlite"), "idna", "3.7")
+    assert lines == [json.loads(r)["location"]["line"] + 3 for r in before]  # all moved
+    said = sum("block before line" in r for r in on_top)  # the prose that says a line
+    assert second.site_count > 20
+    assert second.reused == second.site_count - said
 
 
 # -- errdex explain: the prose again, from the facts cache ------------------------------

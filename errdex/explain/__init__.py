@@ -5,19 +5,19 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from errdex.explain.access import exposed, private_name, reexported, with_access
 from errdex.explain.analysis import Analysis, analyse
 from errdex.explain.callgraph import CallGraph
-from errdex.explain.catalog import Catalog
-from errdex.explain.knobs import KnobIndex, with_knobs
+from errdex.explain.catalog import Catalog, Owner
+from errdex.explain.knobs import KnobIndex, Selection, with_knobs
 from errdex.explain.meaning import what_it_means
+from errdex.explain.parallel import beside, over_workers
+from errdex.explain.records import replaced
 from errdex.explain.related import Related
 from errdex.explain.report import report_issue_url
 from errdex.explain.reuse import (
@@ -25,6 +25,9 @@ from errdex.explain.reuse import (
     Prose,
     ProseCache,
     Reads,
+    line_free,
+    line_free_input,
+    line_free_knob,
     lookup_in,
     pack,
     prose_key,
@@ -44,10 +47,10 @@ from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
 from errdex.expr import Collection, Expr
-from errdex.extract import Extraction, process_context, worker_init
+from errdex.extract import Extraction
 from errdex.extract.facts import FileFacts
 from errdex.extract.names import Names
-from errdex.model import ErrorSite, Explanation, Fix, Input, Snapshot, SourcePos, TestFile, TestRef
+from errdex.model import ErrorSite, Explanation, Fix, Input, Snapshot, SourcePos, TestRef
 
 __all__ = ["Explained", "explain", "explain_sites"]
 
@@ -87,35 +90,21 @@ def explain(
         )
         for site in extraction.sites
     )
-    tests = _tests_beside(extraction.tests, sites, graph, [_function_of(s, modules) for s in sites])
+    # the tests of the whole tree against every site: a global step, in a second process
+    # while this one goes on
+    targets = [_function_of(s, modules) for s in sites]
+    tests = beside(
+        lambda: find_tests(extraction.tests, sites, graph, targets),
+        worth_it=len(sites) >= _BESIDE_FROM,
+    )
+    prose = _reused_or_made(sites, world, cache or NoProseCache())  # on the other cores
     related = Related(sites)
     titles = unique_titles(sites, [base_title(s, _guard_text(s)) for s in sites])
-    catalog = world.catalog
-    # which `if`s of each function guard a raise (analyse leaves their early exits out)
-    raising: dict[tuple[str, str], list[int]] = {}
-    for file, holder, line in catalog.raising_ifs:
-        raising.setdefault((file, holder), []).append(line)
-    # the package's name is in each key (solutions name its extras); its requirements,
-    # which change from release to release, are a lookup, asked by the few that read them
-    keys = [
-        prose_key(
-            (
-                site,
-                world.file_keys.get(site.location.file),
-                sorted(raising.get(where, ())),
-                snapshot.package,
-            )
-        )
-        for site in sites
-        for where in [(site.location.file, site.location.function)]
-    ]
-    prose, reused = _reused_or_made(sites, keys, world, cache or NoProseCache())
-    caught = _caught_by_callers(sites, [list(p.fixes) for p in prose], graph, modules)
+    done, reused = prose()
+    caught = _caught_by_callers(sites, [list(d.prose.fixes) for d in done], graph, modules)
     found_tests = tests()
     out: list[ErrorSite] = []
-    for number, (site, made, title) in enumerate(zip(sites, prose, titles, strict=True)):
-        function = _function_of(site, modules)
-        paths = graph.paths(function) if function is not None else ()
+    for number, (site, (made, _, paths), title) in enumerate(zip(sites, done, titles, strict=True)):
         report = report_issue_url(site, snapshot, title)
         means = made.what_it_means
         fixes = list(made.fixes)
@@ -146,7 +135,7 @@ def explain(
                 )
             )
         elif (made.invariant_caught if added else made.invariant) and _may_be_internal(
-            site, catalog
+            site, world.catalog
         ):
             package = snapshot.package
             means += (
@@ -175,53 +164,16 @@ def explain(
             provenance="static",
             fixes=tuple(fixes),
         )
-        out.append(dataclasses.replace(site, explanation=explanation))
+        out.append(replaced(site, explanation=explanation))
     return Explained(sites=tuple(out), reused=reused)
 
 
 Tests = dict[str, tuple[TestRef, ...]]
 _BESIDE_FROM = 2000  # sites; below this, a second process costs more than it saves
-# What the forked process of _tests_beside reads: set just before the fork, so the child
-# has it in its copy of this process's memory and nothing is pickled on the way there.
-_FOR_THE_CHILD: tuple[Any, ...] | None = None
-
-
-def _tests_beside(
-    tests: Sequence[TestFile],
-    sites: Sequence[ErrorSite],
-    graph: CallGraph,
-    targets: Sequence[str | None],
-) -> Callable[[], Tests]:
-    """find_tests over the sites, run in a second process while this one explains them
-    (the tests of the whole tree against every site: a global step, the other core's
-    work); the returned call waits for the answer. In this process when the sites are
-    few or a fork is not safe (process_context)."""
-    global _FOR_THE_CHILD
-    context = process_context()
-    if len(sites) < _BESIDE_FROM or context.get_start_method() != "fork":
-        found = find_tests(tests, sites, graph, targets)
-        return lambda: found
-    _FOR_THE_CHILD = (tests, sites, graph, targets)
-    pool = ProcessPoolExecutor(
-        1, mp_context=context, initializer=worker_init, initargs=(os.getpid(),)
-    )
-    try:
-        future = pool.submit(_find_tests_in_child)  # forks here, before any thread starts
-    finally:
-        _FOR_THE_CHILD = None
-
-    def wait() -> Tests:
-        try:
-            return future.result()
-        finally:
-            pool.shutdown()
-
-    return wait
-
-
-def _find_tests_in_child() -> Tests:
-    assert _FOR_THE_CHILD is not None, "only in a process forked by _tests_beside"
-    return find_tests(*_FOR_THE_CHILD)
+# The per-site part on every core from this many sites (below, forking the workers costs
+# more than it saves), in chunks of this many (small enough to share out evenly).
+_POOL_FROM = 600
+_CHUNK = 150
 
 
 class _World:
@@ -239,10 +191,30 @@ class _World:
         self.exported = _exported(extraction.facts)
         self.package = snapshot.package
         self.requires = snapshot.requires
-        self.file_keys = dict(extraction.file_keys)
+        self._paths: dict[str, CallPaths] = {}
+        # the prose is handed no line (reuse.line_free): nor are the answers it asks for
+        self.env_seen = {
+            name: (doc, SourcePos(file=where.file, line=0))
+            for name, (doc, where) in self.index.env_docs.items()
+        }
+
+    def handed(self, site: ErrorSite) -> _Handed:
+        """What `site`'s prose is made from (see _prose), and so what its key holds with
+        the package's name (solutions name its extras; its requirements, which change
+        from release to release, are a lookup, asked by the few that read them)."""
+        catalog = self.catalog
+        return _Handed(
+            site=line_free(site),
+            own=_Own(
+                owner=catalog.owner(site),
+                checks=catalog.checks(site),
+                listed=site.location.file in catalog.files,
+            ),
+        )
 
     def lookups(self, site: ErrorSite) -> dict[str, Callable[[Any], Any]]:
-        """What one site's prose may ask of the whole extraction, by kind (see Reads)."""
+        """What one site's prose may ask of the whole extraction, by kind (see Reads);
+        `site` with its lines, the answers without (see reuse.line_free)."""
         modules = self.modules
         handoff = _handoff(
             self.graph, _target(site, modules), modules, self.names, self.index, site
@@ -250,60 +222,112 @@ class _World:
         facts = self.catalog.files.get(site.location.file)
         qualify = None if facts is None else _qualifier(self.names, facts)
         return {
-            "handoff": lambda passed: handoff(passed),
+            "handoff": lambda passed: _line_free_handoff(handoff(passed)),
             "qualify": lambda name: None if qualify is None else qualify(name),
-            "env": lookup_in(self.index.env_docs),
+            "env": lookup_in(self.env_seen),
             "dest": lookup_in(self.dests),
-            "call paths": self._call_paths,
+            "call paths": self.call_paths,
             "module": lambda file: _module(file, modules),
             "exported": lambda name: name in self.exported,
             "requires": lambda _: self.requires,
             "implementers": lambda asked: self.overrides.all_implement(*asked),
-            "selection": self.index.selection,
+            "selection": lambda cls: _line_free_selection(self.index.selection(cls)),
             "class written": lambda asked: self.index.class_written(*asked),
             "classes snake": self.index.classes_snake,
+            "set in init": lambda expr: _set_in_init(site, expr, facts),
+            "guard line": lambda position: site.guard[position].line,
         }
 
-    def _call_paths(self, function: str) -> CallPaths:
+    def call_paths(self, function: str) -> CallPaths:
         """The call paths of `function`, the module of each function on them, and those
-        functions nearest first without their module."""
-        paths = self.graph.paths(function)
-        shorten = {q: _module_prefix(q, self.modules) for path in paths for q in path}
-        return paths, shorten, _nearest_first(paths, self.modules)
+        functions nearest first without their module (asked by the prose of each site of
+        the function, and on each reuse)."""
+        found = self._paths.get(function)
+        if found is None:
+            paths = self.graph.paths(function)
+            shorten = {q: _module_prefix(q, self.modules) for path in paths for q in path}
+            found = self._paths[function] = paths, shorten, _nearest_first(paths, self.modules)
+        return found
 
 
 CallPaths = tuple[tuple[tuple[str, ...], ...], dict[str, str], tuple[str, ...]]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Own:
+    """What a site's prose reads of its own file besides the site: the class whose method
+    holds it, which of its guards are other raises' checks (Catalog.checks), and whether
+    the file is there at all."""
+
+    owner: Owner | None
+    checks: tuple[bool, ...]
+    listed: bool  # its file's facts are in the extraction: its names can be qualified
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Handed:
+    """What one site's prose is made from, and so what its key holds (with the package's
+    name and the explainer's code): the site without its lines, and its `_Own`."""
+
+    site: ErrorSite
+    own: _Own
+
+
+class _Done(NamedTuple):
+    """One site's per-site part, as a worker hands it back."""
+
+    prose: Prose
+    kept: tuple[str, bytes] | None  # (key, entry) to keep when made afresh; None: reused
+    paths: tuple[tuple[str, ...], ...]  # its call paths (a lookup the prose verified)
+
+
 def _reused_or_made(
-    sites: Sequence[ErrorSite], keys: Sequence[str], world: _World, cache: ProseCache
-) -> tuple[list[Prose], int]:
-    """Each site's prose: kept under its key when every lookup it made answers the same
-    now, else made afresh (and kept); and how many were kept ones."""
-    kept = cache.load_prose(list(dict.fromkeys(keys)))
-    out: list[Prose] = []
-    fresh: dict[str, bytes] = {}
-    for site, key in zip(sites, keys, strict=True):
-        lookups = world.lookups(site)
-        entry = kept.get(key)
-        found = None if entry is None else unpack(entry)
-        if found is not None and replay(found[0], lookups):
-            out.append(found[1])
-            continue
-        reads = Reads(lookups)
-        made = _prose(site, world, reads)
-        out.append(made)
-        fresh[key] = pack(reads.log, made)
-    cache.save_prose(fresh.items())
-    return out, len(out) - len(fresh)
+    sites: Sequence[ErrorSite], world: _World, cache: ProseCache
+) -> Callable[[], tuple[list[_Done], int]]:
+    """Each site's prose: the one kept for its id when it was made under the same key
+    and every lookup it made answers the same now, else made afresh (and kept); and how
+    many were kept ones. On every core for many sites (parallel.over_workers; the
+    workers work out the keys too): the returned call waits for them."""
+    kept = cache.load_prose([site.id for site in sites])
+
+    def job(start: int, stop: int) -> list[_Done]:
+        return [_reuse_or_make(sites[i], kept.get(sites[i].id), world) for i in range(start, stop)]
+
+    answers = over_workers(job, len(sites), chunk=_CHUNK, least=_POOL_FROM)
+
+    def wait() -> tuple[list[_Done], int]:
+        done: list[_Done] = answers()
+        made = [(s.id, *d.kept) for s, d in zip(sites, done, strict=True) if d.kept is not None]
+        cache.save_prose(made)
+        return done, len(done) - len(made)
+
+    return wait
 
 
-def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
-    """The per-site part of `site`'s explanation. It reads what its key holds (the site,
-    its own file's facts: the catalog's entries for that file; the raising `if`s of its
-    function; the package's name), the pure memo of guard readings, and
-    all else of the extraction only through `log`."""
-    analysis = analyse(site, world.catalog)
+def _reuse_or_make(site: ErrorSite, kept: tuple[str, bytes] | None, world: _World) -> _Done:
+    """`site`'s prose from the (key, entry) `kept` for it when made under the key it has
+    now and every lookup it made answers the same now, else made afresh, with what to
+    keep."""
+    given = world.handed(site)
+    key = prose_key((given.site, given.own, world.package))
+    lookups = world.lookups(site)
+    function = _function_of(site, world.modules)
+    paths = world.call_paths(function)[0] if function is not None else ()
+    found = None if kept is None or kept[0] != key else unpack(kept[1])
+    if found is not None and replay(found[0], lookups):
+        return _Done(found[1], None, paths)
+    reads = Reads(lookups)
+    made = _prose(given, world, reads)
+    return _Done(made, (key, pack(reads.log, made)), paths)
+
+
+def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
+    """The per-site part of a site's explanation. It reads what its key holds (`given`:
+    the site without its lines, its class, which of its guards are other raises'
+    checks; the package's name), the pure memo of guard readings, and all else of the
+    extraction only through `log`."""
+    site = given.site
+    analysis = analyse(site, given.own.owner, given.own.checks, world.catalog.said)
     module = log.ask("module", site.location.file)
     function = site.location.function
     qualified = None if module is None or function == "<module>" else f"{module}.{function}"
@@ -324,15 +348,17 @@ def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
         requires=cast("tuple[tuple[str, str], ...]", log.whole("requires")),
         dests=cast("dict[str, list[str]]", log.mapping("dest")),
         handoff=log.function("handoff") if module else None,
-        qualify=log.function("qualify") if site.location.file in world.catalog.files else None,
+        qualify=log.function("qualify") if given.own.listed else None,
         callers=callers,
         exported=cast("frozenset[str]", log.members("exported")),
+        set_in_init=log.function("set in init"),
+        guard_line=log.function("guard line"),
     )
     fixes = solutions(analysis, context)
     asked = abstract_method(analysis)
     return Prose(
         fixes=tuple(fixes),
-        what_it_means=what_it_means(analysis, world.catalog),
+        what_it_means=what_it_means(analysis),
         when_it_happens=when_it_happens(analysis, paths, shorten),
         common_situations=tuple(common_situations(analysis)),
         invariant=internal_invariant(analysis, fixes),
@@ -341,6 +367,31 @@ def _prose(site: ErrorSite, world: _World, log: Reads) -> Prose:
         invariant_caught=internal_invariant(analysis, [*fixes, Fix(text="", kind="input")]),
         implemented=None if asked is None else log.ask("implementers", asked),
     )
+
+
+def _set_in_init(site: ErrorSite, expr: str, facts: FileFacts | None) -> bool:
+    """Whether the input `expr` of `site` is first set inside an `__init__` of the site's
+    file (`facts`): state each object starts in, not a class-level setting."""
+    item = next((i for i in site.inputs if i.expr == expr), None)
+    where = None if item is None else item.location
+    if where is None or facts is None or where.file != facts.path:
+        return False
+    return any(
+        f.qualname.endswith(".__init__") and f.line <= where.line <= f.end_line
+        for f in facts.functions
+    )
+
+
+def _line_free_handoff(
+    found: tuple[str, list[str]] | list[Input] | None,
+) -> tuple[str, list[str]] | list[Input] | None:
+    return [line_free_input(i) for i in found] if isinstance(found, list) else found
+
+
+def _line_free_selection(chosen: Selection | None) -> Selection | None:
+    if chosen is None:
+        return None
+    return dataclasses.replace(chosen, flag=line_free_knob(chosen.flag))
 
 
 _CALLED_IN_TRY = re.compile(r"^(?:await\s+)?(?:yield\s+from\s+)?([A-Za-z_][\w.]*)\(")
@@ -429,10 +480,9 @@ def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
     if not any(i.kind == "global" and i.knobs for i in site.inputs):
         return site
     inputs = tuple(
-        dataclasses.replace(i, access="public") if i.kind == "global" and i.knobs else i
-        for i in site.inputs
+        replaced(i, access="public") if i.kind == "global" and i.knobs else i for i in site.inputs
     )
-    return dataclasses.replace(site, inputs=inputs)
+    return replaced(site, inputs=inputs)
 
 
 def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:
@@ -560,9 +610,9 @@ def abstract_method(analysis: Analysis) -> tuple[str, str, str] | None:
     if owner is None or exc != "NotImplementedError" or analysis.trigger:
         return None
     name = site.location.function.rsplit(".", 1)[-1]
-    if site.location.function != f"{owner.fact.qualname}.{name}":
+    if site.location.function != f"{owner.qualname}.{name}":
         return None
-    return f"{owner.file.module}.{owner.fact.qualname}", owner.fact.qualname, name
+    return f"{owner.module}.{owner.qualname}", owner.qualname, name
 
 
 def _may_be_internal(site: ErrorSite, catalog: Catalog) -> bool:
@@ -609,12 +659,10 @@ def _checked_by_callers(site: ErrorSite, graph: CallGraph, target: str) -> Error
         return site
     function = site.location.function
     inputs = tuple(
-        dataclasses.replace(i, access="internal")
-        if i.kind == "parameter" and i.owner == function
-        else i
+        replaced(i, access="internal") if i.kind == "parameter" and i.owner == function else i
         for i in site.inputs
     )
-    return dataclasses.replace(site, inputs=inputs)
+    return replaced(site, inputs=inputs)
 
 
 def _handoff(

@@ -7,10 +7,10 @@
 # knob (explain/knobs.py).
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 
 from errdex.explain.catalog import Catalog
+from errdex.explain.records import replaced
 from errdex.extract.facts import FileFacts
 from errdex.model import Access, ErrorSite, Input
 
@@ -92,14 +92,14 @@ def with_access(site: ErrorSite, catalog: Catalog) -> ErrorSite:
     the library keeps (`state.x` of an internal `state`) is internal too."""
     if not site.inputs:
         return site
-    inputs = [dataclasses.replace(i, access=access(i, site, catalog)) for i in site.inputs]
+    inputs = [replaced(i, access=access(i, site, catalog)) for i in site.inputs]
     by_expr = {i.expr: i for i in inputs}
     for index, item in enumerate(inputs):
         root = item.expr.split(".", 1)[0]
         holder = by_expr.get(root) if "." in item.expr and root not in ("self", "cls") else None
         if holder is not None and item.access == "public" and not _users(holder, by_expr):
-            inputs[index] = dataclasses.replace(item, access="internal")
-    return dataclasses.replace(site, inputs=tuple(inputs))
+            inputs[index] = replaced(item, access="internal")
+    return replaced(site, inputs=tuple(inputs))
 
 
 def _users(holder: Input, by_expr: dict[str, Input], depth: int = 0) -> bool:

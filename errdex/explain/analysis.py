@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from errdex.explain.catalog import Catalog, ClassInfo
+from errdex.explain.catalog import Owner, Said
 from errdex.explain.conditions import Clause, clauses, code
 from errdex.expr import Constant, Expr, Membership
 from errdex.expr import target_source as _target
@@ -17,7 +17,7 @@ MAX_CLAUSE_TEXT = 400  # beyond this, the source text says it better than prose
 class Analysis:
     site: ErrorSite
     inputs: dict[str, Input]
-    owner: ClassInfo | None
+    owner: Owner | None
     trigger: list[Clause] = field(default_factory=list)  # hold when the site fires
     innermost: list[Clause] = field(default_factory=list)  # of the nearest guard
     reached_if: list[Clause] = field(default_factory=list)  # early returns not taken
@@ -45,12 +45,13 @@ class Analysis:
         return pool[-1]
 
 
-def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
-    """Read the guards of `site` into an Analysis."""
+def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said: Said) -> Analysis:
+    """Read the guards of `site` into an Analysis: `owner` is the class whose method holds
+    it, `checks` says of each guard whether it is another raise's check (Catalog.checks),
+    `said` remembers guard readings (Catalog.said)."""
     inputs = {i.expr: i for i in site.inputs}
-    result = Analysis(site=site, inputs=inputs, owner=catalog.owner_class(site))
-    where = (site.location.file, site.location.function)
-    for guard in site.guard:
+    result = Analysis(site=site, inputs=inputs, owner=owner)
+    for guard, check in zip(site.guard, checks, strict=True):
         kind = guard.kind
         if kind in ("try", "finally", "with", "match"):
             continue
@@ -75,15 +76,15 @@ def analyse(site: ErrorSite, catalog: Catalog) -> Analysis:
         if kind == "case":
             result.context.append(f"in the `case {_short(guard.test)}` branch")
             continue
-        if kind == "early-exit" and (*where, guard.line) in catalog.raising_ifs:
+        if kind == "early-exit" and check:
             continue  # an earlier check of this function, one that raises
         if tree is None:  # a record from before conditions were trees
             if kind != "asserted":  # an assert on the way that we cannot read adds nothing
                 result.unparsed.append(guard.test)
             continue
-        found = catalog.said(guard.test, tree, not guard.negated, site.inputs, _read)
+        found = said(guard.test, tree, not guard.negated, site.inputs, _read)
         if kind == "assert":
-            result.expected = catalog.said(guard.test, tree, True, site.inputs, _read)
+            result.expected = said(guard.test, tree, True, site.inputs, _read)
             result.failing = found
         if kind == "asserted":
             result.asserted.extend(found)

@@ -14,12 +14,26 @@ from errdex.extract.facts import ClassFact, FileFacts
 from errdex.model import ErrorSite, Input
 
 Reader = Callable[[Expr, bool, dict[str, Input]], Any]
+# Catalog.said: a guard's test, its tree, whether it holds, the site's inputs, the reader
+Said = Callable[[str, Expr, bool, tuple[Input, ...], Reader], Any]
 
 
 @dataclass(frozen=True, slots=True)
 class ClassInfo:
     fact: ClassFact
     file: FileFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The class whose method holds a site, as a site's prose reads it: its names and the
+    first sentence of its docstring; no line, no member, nothing else of its file (what
+    else the prose asks of the file is a recorded lookup, see explain/reuse.py)."""
+
+    qualname: str  # within its module: "Outer.Inner"
+    module: str
+    doc: str | None
+    init_names: tuple[str, ...]  # every parameter of its __init__ by name
 
 
 class Catalog:
@@ -57,6 +71,12 @@ class Catalog:
             self._said[key] = read(tree, holds, {i.expr: i for i in used})
         return self._said[key]
 
+    def checks(self, site: ErrorSite) -> tuple[bool, ...]:
+        """For each guard of `site`: whether it is an `if` of its function that guards a
+        raise (an early exit there is that raise's check)."""
+        file, function = site.location.file, site.location.function
+        return tuple((file, function, g.line) in self.raising_ifs for g in site.guard)
+
     def owner_class(self, site: ErrorSite) -> ClassInfo | None:
         """The class whose method holds `site` (the innermost enclosing class)."""
         parts = site.location.function.split(".")
@@ -66,10 +86,18 @@ class Catalog:
                 return info
         return None
 
-    def class_doc(self, info: ClassInfo) -> str | None:
-        """The first sentence of a class docstring."""
-        doc = info.fact.doc
-        return None if doc is None else first_sentence(doc) or None
+    def owner(self, site: ErrorSite) -> Owner | None:
+        """The class whose method holds `site`, as its prose reads it."""
+        info = self.owner_class(site)
+        if info is None:
+            return None
+        fact, doc = info.fact, info.fact.doc
+        return Owner(
+            qualname=fact.qualname,
+            module=info.file.module,
+            doc=None if doc is None else first_sentence(doc) or None,
+            init_names=fact.init_names,
+        )
 
 
 def first_sentence(text: str) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from errdex.explain.access import private_name, private_path
 from errdex.explain.conditions import literal
+from errdex.explain.records import replaced
 from errdex.extract.facts import FileFacts, KnobFact, MemberFact
 from errdex.extract.names import ClassRef, Names
 from errdex.model import ErrorSite, Input, Knob, KnobKind, SourcePos
@@ -70,6 +71,7 @@ class KnobIndex:
         self.choices: dict[str, list[tuple[FileFacts, KnobFact]]] = defaultdict(list)
         self.choice_values: dict[Key, list[str]] = defaultdict(list)
         self._by_short: dict[str, list[str]] | None = None
+        self._by_snake: dict[str, tuple[str, ...]] | None = None
         self._selections: dict[str, Selection | None] = {}
         for facts in names.files:
             for fact in facts.knobs:
@@ -321,7 +323,12 @@ class KnobIndex:
 
     def classes_snake(self, snake: str) -> tuple[str, ...]:
         """The codebase classes whose name, in snake case, is `snake`."""
-        return tuple(c for c in self.names.classes if _snake(c.rsplit(".", 1)[-1]) == snake)
+        if self._by_snake is None:  # one pass over the classes, not one per question
+            by_snake: dict[str, list[str]] = defaultdict(list)
+            for qualified in self.names.classes:
+                by_snake[_snake(qualified.rsplit(".", 1)[-1])].append(qualified)
+            self._by_snake = {snake: tuple(found) for snake, found in by_snake.items()}
+        return self._by_snake.get(snake, ())
 
     def selection(self, cls: str) -> Selection | None:
         """The flag whose value picks the codebase class `cls` (module-qualified), when
@@ -416,10 +423,10 @@ def with_knobs(site: ErrorSite, index: KnobIndex) -> ErrorSite:
     for item in site.inputs:
         knobs = index.knobs(item, site)
         if knobs:
-            item = dataclasses.replace(item, knobs=knobs)
+            item = replaced(item, knobs=knobs)
             changed = True
         inputs.append(item)
-    return dataclasses.replace(site, inputs=tuple(inputs)) if changed else site
+    return replaced(site, inputs=tuple(inputs)) if changed else site
 
 
 def _typed_name(names: Iterable[str]) -> str:
@@ -504,7 +511,7 @@ def _with_value(knob: Knob, default: str | None, type_: str | None) -> Knob:
     known, _ = literal(default)
     if not known:
         return knob
-    return dataclasses.replace(knob, usage=usage(knob, default, type_))
+    return replaced(knob, usage=usage(knob, default, type_))
 
 
 def _snake(name: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from errdex.explain.analysis import Analysis
-from errdex.explain.catalog import Catalog
 from errdex.explain.conditions import join_and
 from errdex.extract.files import module_name
 
@@ -20,11 +19,11 @@ _NOT_IMPLEMENTED = ("NotImplementedError",)
 _IMPORT = ("ImportError", "ModuleNotFoundError")
 
 
-def component(analysis: Analysis, catalog: Catalog) -> str:
+def component(analysis: Analysis) -> str:
     """The code that rejects: "`CompilationConfig` (configuration for compilation)"."""
     if analysis.owner is not None:
-        name = f"`{analysis.owner.fact.qualname}`"
-        doc = catalog.class_doc(analysis.owner)
+        name = f"`{analysis.owner.qualname}`"
+        doc = analysis.owner.doc
         doc = _gist(plain_markup(doc)) if doc else doc
         if doc:
             doc = doc.rstrip(".")
@@ -64,11 +63,11 @@ def _role_name(found: re.Match[str]) -> str:
     return f"`{name.rsplit('.', 1)[-1] if found.group(1) else name}`{plural}"
 
 
-def what_it_means(analysis: Analysis, catalog: Catalog) -> str:
+def what_it_means(analysis: Analysis) -> str:
     """One or two sentences: who rejects what, and when."""
     site = analysis.site
     exc = site.exception.name.rsplit(".", 1)[-1]
-    who = component(analysis, catalog)
+    who = component(analysis)
     function = site.location.function
     if site.kind == "assert":
         expects = join_and(analysis.expected) or "its condition holds"

@@ -6,19 +6,22 @@
 # the same answer as when it was made (a verifying trace, as build systems keep). What
 # the per-site part can look up goes through `Reads`, and anything else it reaches for
 # on the views handed to it fails loudly, so the key cannot silently miss a dependency.
+# Lines are left out of both (`line_free`): a site's prose, made of what its code says,
+# survives lines added or removed above it, and the few lines the prose does say are
+# recorded lookups too.
 from __future__ import annotations
 
 import enum
 import hashlib
 import pickle
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from errdex.explain.records import replaced
 from errdex.extract.cache import code_version
-from errdex.model import Fix
+from errdex.model import ErrorSite, Fix, Input, Knob, Snippet, SourcePos
 
 _HERE = Path(__file__).parent
 # What the prose is made by: the explainer, what it reads of extract's records, and the
@@ -45,25 +48,26 @@ class Prose:
 
 
 class ProseCache(Protocol):
-    """Where reused prose is kept, by key. An implementation never fails an index: one
-    it cannot read or write behaves as an empty one."""
+    """Where reused prose is kept: for each site id, the entry last made for it, under
+    its key. An implementation never fails an index: one it cannot read or write
+    behaves as an empty one."""
 
-    def load_prose(self, keys: Sequence[str]) -> dict[str, bytes]:
-        """The entries kept under `keys`; misses are left out."""
+    def load_prose(self, sites: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+        """The (key, entry) kept for each of the site ids `sites`; misses are left out."""
         ...
 
-    def save_prose(self, items: Iterable[tuple[str, bytes]]) -> None:
-        """Keep (key, entry) pairs, replacing what was under the same key."""
+    def save_prose(self, items: Iterable[tuple[str, str, bytes]]) -> None:
+        """Keep (site id, key, entry) triples, each replacing what its site had."""
         ...
 
 
 class NoProseCache:
     """A ProseCache that keeps nothing: every site is explained afresh."""
 
-    def load_prose(self, keys: Sequence[str]) -> dict[str, bytes]:
+    def load_prose(self, sites: Sequence[str]) -> dict[str, tuple[str, bytes]]:
         return {}
 
-    def save_prose(self, items: Iterable[tuple[str, bytes]]) -> None:
+    def save_prose(self, items: Iterable[tuple[str, str, bytes]]) -> None:
         for _ in items:
             pass
 
@@ -73,6 +77,36 @@ def prose_key(values: tuple[Any, ...]) -> str:
     tuples and strings spells out every field, so equal keys mean equal values."""
     text = repr((EXPLAINER_VERSION, values))
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+_NO_SNIPPET = Snippet(start_line=0, lines=())
+
+
+def line_free(site: ErrorSite) -> ErrorSite:
+    """`site` as its per-site prose is made from and keyed by: every line 0 (its own, its
+    guards', where its inputs and their knobs are defined) and no snippet."""
+    return replaced(
+        site,
+        location=replaced(site.location, line=0, end_line=0),
+        snippet=_NO_SNIPPET,
+        guard=tuple(replaced(g, line=0) for g in site.guard),
+        inputs=tuple(map(line_free_input, site.inputs)),
+    )
+
+
+def line_free_input(item: Input) -> Input:
+    """`item` with no line in where it, or any of its knobs, is defined."""
+    where = item.location
+    return replaced(
+        item,
+        location=None if where is None else SourcePos(file=where.file, line=0),
+        knobs=tuple(map(line_free_knob, item.knobs)),
+    )
+
+
+def line_free_knob(knob: Knob) -> Knob:
+    where = knob.location
+    return knob if where is None else replaced(knob, location=SourcePos(file=where.file, line=0))
 
 
 # One lookup the per-site part made: (what was asked, of what, the answer).
@@ -170,13 +204,15 @@ def lookup_in(mapping: dict[str, Any]) -> Callable[[str], Any]:
 
 
 def pack(log: Sequence[Read], prose: Prose) -> bytes:
-    return zlib.compress(pickle.dumps((tuple(log), prose), pickle.HIGHEST_PROTOCOL), 1)
+    """A kept entry: the lookups and the prose, pickled. Not compressed: an entry is a
+    kilobyte or so, which zlib halves at some 50 µs, a third of a second over vllm."""
+    return pickle.dumps((tuple(log), prose), pickle.HIGHEST_PROTOCOL)
 
 
 def unpack(data: bytes) -> tuple[tuple[Read, ...], Prose] | None:
     """The lookups and prose of a kept entry; None for one this code cannot read."""
     try:
-        log, prose = pickle.loads(zlib.decompress(data))
+        log, prose = pickle.loads(data)
     except Exception:  # a damaged or foreign entry is just a miss
         return None
     return (log, prose) if isinstance(prose, Prose) else None

@@ -20,7 +20,6 @@ from errdex.explain.conditions import Clause, literal, parse_input
 from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
 from errdex.explain.title import display
 from errdex.expr import BoolOp, Call, Expr, IsInstance, Membership, target_source
-from errdex.extract.facts import FileFacts
 from errdex.model import Fix, Hole, Input, Knob
 
 MAX_SOLUTIONS = 6
@@ -91,6 +90,12 @@ class Context:
     callers: tuple[str, ...] = ()
     # what the package's top module imports, module-qualified, and `module.*` for a star
     exported: frozenset[str] = frozenset()
+    # whether an input (by expression) is first set inside an `__init__` of the site's
+    # file: state each object starts in, not a class-level setting
+    set_in_init: Callable[[str], bool] = lambda expr: False
+    # the line of the site's guard at a position: the prose is handed none (see
+    # explain/reuse.py) and asks for the one it says
+    guard_line: Callable[[int], int] = lambda position: 0
 
 
 def solutions(analysis: Analysis, context: Context) -> list[Fix]:
@@ -227,11 +232,11 @@ def _used_up(analysis: Analysis, context: Context) -> list[Fix]:
     site, owner = analysis.site, analysis.owner
     if owner is None or site.kind == "assert":
         return []
-    qualified = f"{owner.file.module}.{owner.fact.qualname}"
-    if qualified not in context.exported and f"{owner.file.module}.*" not in context.exported:
+    qualified = f"{owner.module}.{owner.qualname}"
+    if qualified not in context.exported and f"{owner.module}.*" not in context.exported:
         return []
     method = site.location.function.rsplit(".", 1)[-1]
-    if site.location.function != f"{owner.fact.qualname}.{method}":
+    if site.location.function != f"{owner.qualname}.{method}":
         return []
     if private_name(method) or (method.startswith("__") and method not in _STATEMENT_DUNDERS):
         return []
@@ -246,9 +251,9 @@ def _used_up(analysis: Analysis, context: Context) -> list[Fix]:
             return []  # a property is computed from data (`is_success`), not used up
         if "None" in (clause.bound, subject.default) or not _state_value(subject.default):
             return []  # never set, or set from what the object was given, not by use
-        if not _set_in_init(subject, owner.file):
+        if not context.set_in_init(subject.expr):
             return []  # a class-level setting of a subclass (`has_source_access = False`)
-    name = owner.fact.qualname
+    name = owner.qualname
     return [
         Fix(
             text=(
@@ -273,10 +278,10 @@ def _selected(analysis: Analysis, context: Context) -> list[Fix]:
         for c in analysis.trigger + analysis.reached_if
     ):
         return []
-    if owner is not None and site.location.function.startswith(owner.fact.qualname + "."):
-        chosen = context.knobs.selection(f"{owner.file.module}.{owner.fact.qualname}")
+    if owner is not None and site.location.function.startswith(owner.qualname + "."):
+        chosen = context.knobs.selection(f"{owner.module}.{owner.qualname}")
         if chosen is not None:
-            name = owner.fact.qualname
+            name = owner.qualname
             what = "this class" if private_name(name) else f"`{name}`"
             return [_choose(f"It is raised by {what}, the class {_picked(chosen)}", chosen)]
     for guard in site.guard:
@@ -335,18 +340,6 @@ def _choose(text: str, chosen: Selection) -> Fix:
         listed = ", ".join(f"`{o}`" for o in others) + (f" and {more} more" if more else "")
         text += f" (the code knows {listed})"
     return Fix(text=text, kind="input", knobs=(chosen.flag.name,))
-
-
-def _set_in_init(subject: Input, facts: FileFacts) -> bool:
-    """Whether an attribute is first set inside an `__init__` of `facts`' file: state each
-    object starts in, not a class-level setting."""
-    where = subject.location
-    if where is None or where.file != facts.path:
-        return False
-    return any(
-        f.qualname.endswith(".__init__") and f.line <= where.line <= f.end_line
-        for f in facts.functions
-    )
 
 
 def _state_value(text: str | None) -> bool:
@@ -791,7 +784,7 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
     """A raise in an `except` block: the call that raised what it handles, and the public
     inputs that call reads."""
     site = analysis.site
-    for guard in reversed(site.guard):
+    for position, guard in reversed(list(enumerate(site.guard))):
         if guard.kind != "except":
             continue
         test = guard.test.split(" as ", 1)[0]
@@ -817,8 +810,8 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
             Fix(
                 text=(
                     f"Look at the {caught} it handles, raised in the `try` block before"
-                    f" line {guard.line} (chained below this error in the traceback): its"
-                    " message says what failed"
+                    f" line {context.guard_line(position)} (chained below this error in the"
+                    " traceback): its message says what failed"
                 ),
                 kind="cause",
             )
@@ -969,7 +962,7 @@ def _implement(analysis: Analysis) -> list[Fix]:
         return []
     function = site.location.function
     name = function.rsplit(".", 1)[-1]
-    owner = analysis.owner.fact.qualname if analysis.owner else None
+    owner = analysis.owner.qualname if analysis.owner else None
     if not owner or function != f"{owner}.{name}" or private_name(function):
         return []  # a private hook is the library's to implement, not a user's
     return [
@@ -1032,18 +1025,18 @@ def _from_constructor(analysis: Analysis) -> list[Fix]:
     """Attributes the check reads that the constructor computes from one of its public
     parameters (`self.heads = config.num_heads`): that parameter is what to check."""
     owner = analysis.owner
-    if owner is None or private_name(owner.fact.qualname):
+    if owner is None or private_name(owner.qualname):
         return []
     params: list[str] = []
     tests = [g.test for g in analysis.site.guard if g.kind in ("if", "elif", "assert", "while")]
     for subject in analysis.site.inputs:
-        if subject.kind != "attribute" or subject.owner != owner.fact.qualname:
+        if subject.kind != "attribute" or subject.owner != owner.qualname:
             continue
         if not any(reads(test, subject) for test in tests):
             continue
         root = re.match(r"[A-Za-z_]\w*", subject.default or "")
         name = root.group(0) if root else ""
-        if name in owner.fact.init_names and not private_name(name) and name not in params:
+        if name in owner.init_names and not private_name(name) and name not in params:
             params.append(name)
     if not params:
         return []
@@ -1051,7 +1044,7 @@ def _from_constructor(analysis: Analysis) -> list[Fix]:
     return [
         Fix(
             text=(
-                f"Check the {_listing(params)} you pass to `{owner.fact.qualname}`: the values"
+                f"Check the {_listing(params)} you pass to `{owner.qualname}`: the values"
                 f" this check compares come from {them}"
             ),
             kind="input",

@@ -19,7 +19,7 @@ def where(analysis: Analysis) -> str:
     site = analysis.site
     function = site.location.function
     name = function.rsplit(".", 1)[-1]
-    owner = analysis.owner.fact.qualname if analysis.owner is not None else None
+    owner = analysis.owner.qualname if analysis.owner is not None else None
     if function == "<module>":
         module = module_name(site.location.file) or site.location.file
         return f"when the module `{module}` is imported"

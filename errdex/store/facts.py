@@ -1,8 +1,9 @@
 # The per-file cache of extract (see errdex.extract.cache.FactsCache) and the per-site
 # prose explain reuses (errdex.explain.reuse.ProseCache) as one SQLite file in the user
-# cache dir, shared by every database: both are keyed by content, not by snapshot. A
-# cache never fails an index: a broken file is started afresh, and a cache that cannot
-# be read or written on the way is dropped for the rest of the run.
+# cache dir, shared by every database: both are keyed by content, not by snapshot (the
+# prose by site id, with the content key it was made under). A cache never fails an
+# index: a broken file is started afresh, and a cache that cannot be read or written on
+# the way is dropped for the rest of the run.
 from __future__ import annotations
 
 import sqlite3
@@ -18,7 +19,9 @@ CREATE TABLE IF NOT EXISTS digests (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     digest TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS prose (key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS site_prose (
+    site TEXT PRIMARY KEY, key TEXT NOT NULL, data BLOB NOT NULL
+);
 """
 
 
@@ -92,12 +95,12 @@ class SqliteFactsCache:
     def save(self, items: Iterable[tuple[str, bytes]]) -> None:
         self._write("INSERT OR REPLACE INTO facts VALUES (?, ?)", items)
 
-    def load_prose(self, keys: Sequence[str]) -> dict[str, bytes]:
-        sql = "SELECT key, data FROM prose WHERE key IN ({marks})"
-        return {key: bytes(data) for key, data in self._rows(sql, keys)}
+    def load_prose(self, sites: Sequence[str]) -> dict[str, tuple[str, bytes]]:
+        sql = "SELECT site, key, data FROM site_prose WHERE site IN ({marks})"
+        return {site: (key, bytes(data)) for site, key, data in self._rows(sql, sites)}
 
-    def save_prose(self, items: Iterable[tuple[str, bytes]]) -> None:
-        self._write("INSERT OR REPLACE INTO prose VALUES (?, ?)", items)
+    def save_prose(self, items: Iterable[tuple[str, str, bytes]]) -> None:
+        self._write("INSERT OR REPLACE INTO site_prose VALUES (?, ?, ?)", items)
 
     def close(self) -> None:
         self._give_up()
