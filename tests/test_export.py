@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from errdex.codec import record_to_json
 from errdex.index import index_snapshot
 from errdex.model import ErrorSite, ExceptionRef, Location, Message, Snapshot, Snippet, Text
+from errdex.sources import resolve
 from errdex.store import open_store
-from errdex.web.export import MANIFEST, ExportError, _Writer, export_site
+from errdex.web.export import MANIFEST, ExportError, _check, _Writer, export_site
+from tests.conftest import TEST_CACHE, require_pypi
 from tests.web_support import COMMIT, REPO, index_evil
+
+network = pytest.mark.network
 
 
 def test_export_writes_the_site(tmp_path: Path) -> None:
@@ -93,6 +100,54 @@ def test_export_again_renders_only_what_changed(tmp_path: Path) -> None:
     store.close()
 
 
+def _mtimes(root: Path) -> dict[str, int]:
+    return {
+        str(f.relative_to(root)): f.stat().st_mtime_ns
+        for f in root.rglob("*")
+        if f.is_file() and f.name != MANIFEST
+    }
+
+
+@network
+def test_a_reworded_message_rewrites_only_the_pages_that_show_it(tmp_path: Path) -> None:
+    require_pypi("pypi:idna==3.7")
+    release = resolve("pypi:idna==3.7", cache_dir=TEST_CACHE)
+    store = open_store(tmp_path / "errdex.sqlite")
+    index_snapshot(release, store, cache_path=None, workers=1)
+    out = tmp_path / "site"
+    first = export_site(store, out, workers=2)
+    before, times = _tree(out), _mtimes(out)
+    again = export_site(store, out, workers=2)
+    assert again.rendered == 0 and again.files == again.unchanged == first.files
+    assert _mtimes(out) == times and _tree(out) == before  # not one file written
+    # The same release with one message reworded: a new id for that error, the related
+    # links of its neighbours, the package page and the search index change.
+    edited = tmp_path / "idna-edited"
+    shutil.copytree(release.root, edited)
+    core = edited / "idna" / "core.py"
+    old_message = "Label must be in Normalization Form C"
+    assert core.read_text().count(old_message) == 1
+    core.write_text(core.read_text().replace(old_message, "Label is not in Normalization Form C"))
+    gone = {record.id for record in store.find_by_message(old_message)}
+    index_snapshot(replace(release, root=edited), store, cache_path=None, workers=1)
+    later = export_site(store, out, workers=2)
+    after = _tree(out)
+    changed = {name for name, data in after.items() if before.get(name) != data}
+    rewritten = {name for name, mtime in _mtimes(out).items() if times.get(name) != mtime}
+    assert rewritten == changed  # each file whose bytes changed, and no other
+    assert later.files - later.unchanged == len(changed)
+    removed = set(before) - set(after)
+    pages = [f"errors/{i}/index.html" for i in gone] + [f"api/errors/{i}.json" for i in gone]
+    assert removed == set(pages)
+    assert later.removed == len(removed) == 2
+    assert {"packages/idna/3.7/index.html", "search-index.json"} <= changed
+    assert len(changed) < len(after) / 4 and later.rendered < later.pages / 4, len(changed)
+    fresh = export_site(store, tmp_path / "fresh", workers=1)
+    assert _tree(tmp_path / "fresh") == after and fresh.unchanged == 0
+    assert later.bytes == fresh.bytes == sum(len(data) for data in after.values())
+    store.close()
+
+
 def test_pages_rendered_in_worker_processes_are_the_same(tmp_path: Path) -> None:
     store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
     here = export_site(store, tmp_path / "here", workers=1)
@@ -102,20 +157,81 @@ def test_pages_rendered_in_worker_processes_are_the_same(tmp_path: Path) -> None
     store.close()
 
 
+def _manifest(out: Path) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads((out / MANIFEST).read_text())
+    return found
+
+
+def _signed(fields: dict[str, Any]) -> str:
+    """A manifest whose check is right: what someone who read the code could write."""
+    return json.dumps({**fields, "check": _check(fields)})
+
+
 def test_a_hostile_manifest_removes_nothing_outside(tmp_path: Path) -> None:
     store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
     out = tmp_path / "site"
-    out.mkdir()
+    export_site(store, out)
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     (out / "link").symlink_to(tmp_path)
-    names = ["../victim.txt", "/etc/hostname", "link/victim.txt", "x/../../victim.txt"]
-    (out / MANIFEST).write_text(json.dumps({"format": 1, "files": dict.fromkeys(names, "k")}))
+    fields = _manifest(out)
+    del fields["check"]
+    climbing = ["../victim.txt", "/etc/hostname", "x/../../victim.txt"]
+    for name in [*climbing, "link/victim.txt"]:
+        (out / MANIFEST).write_text(
+            _signed({**fields, "files": {**fields["files"], name: ["k", 7, 0]}})
+        )
+        again = export_site(store, out)
+        assert victim.read_text() == "keep me" and Path("/etc/hostname").exists()
+        assert again.removed == 0
+    # A name that climbs is refused whole; one through a link inside is only not removed.
+    assert again.note is None and "link/victim.txt" not in _manifest(out)["files"]
+    store.close()
+
+
+def test_a_malformed_or_edited_manifest_is_not_trusted(tmp_path: Path) -> None:
+    store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
+    out = tmp_path / "site"
     export_site(store, out)
-    assert victim.read_text() == "keep me"
-    for unreadable in ("{not json", "[1, 2]", "7", '{"format": 1, "files": []}'):
-        (out / MANIFEST).write_text(unreadable)  # not ours to read: a full export, no error
-        assert export_site(store, out).unchanged == 0
+    fields = _manifest(out)
+    page = out / "errors" / store.site_ids()[0] / "index.html"
+    stale = out / "errors" / "0000000000000000" / "index.html"  # not in the manifest
+    stale.parent.mkdir()
+    stale.write_text("not made by this export")
+    edited = {
+        **fields,
+        "pages": {url: ["forged", *rest] for url, (_, *rest) in fields["pages"].items()},
+    }
+    for text, problem in [
+        ("{not json", "malformed"),
+        ("[1, 2]", "malformed"),
+        ('{"format": 2, "files": []}', "malformed"),
+        (json.dumps({**fields, "format": 1}), "another format"),
+        (json.dumps(edited), "does not match its own check"),
+    ]:
+        (out / MANIFEST).write_text(text)
+        page.write_text(page.read_text().replace("</main>", "forged</main>"))
+        again = export_site(store, out)
+        # every page built and compared with its file: only the edited page is written,
+        # and nothing is removed, since no trusted manifest says what was ours
+        assert again.note is not None and problem in again.note, (text, again.note)
+        assert again.rendered == again.pages and again.removed == 0
+        assert again.files - again.unchanged == 1 and "forged" not in page.read_text()
+        assert stale.is_file()
+    store.close()
+
+
+def test_a_file_edited_after_the_export_is_made_again(tmp_path: Path) -> None:
+    store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
+    out = tmp_path / "site"
+    export_site(store, out)
+    made = _tree(out)
+    twin = out / "api/errors" / f"{store.site_ids()[0]}.json"
+    twin.write_text(twin.read_text().replace('"', "'"))  # same size, other bytes
+    (out / "static/app.js").unlink()
+    again = export_site(store, out)
+    assert again.note is None and again.files - again.unchanged == 2
+    assert _tree(out) == made
     store.close()
 
 

@@ -132,8 +132,11 @@ def export_command(directory: Path, db: Path | None, base_url: str, workers: int
     kept = ""
     if result.unchanged or result.removed:
         kept = f"; {result.unchanged:,} files unchanged, {result.removed:,} removed"
+    if result.note is not None:
+        out.print(f"note: {escape(result.note)}")
     out.print(
-        f"wrote {result.pages:,} pages ({result.errors:,} errors, {result.files:,} files{kept})"
+        f"wrote {result.pages:,} pages ({result.errors:,} errors, {result.files:,} files,"
+        f" {result.bytes / 2**20:,.1f} MiB{kept}; {result.rendered:,} pages rendered)"
         f" to {escape(str(result.directory))} in {result.seconds:.1f} s\n"
         f"try it: python -m http.server -d {escape(os.fspath(directory))} 8000"
     )

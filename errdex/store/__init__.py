@@ -101,6 +101,10 @@ class Store(Protocol):
         """The distinct ids of what iter_records yields, in its order."""
         ...
 
+    def record_states(self) -> list[tuple[str, str, str, str, str | None]]:
+        """(id, package, version, digest, report_url) of every record of every snapshot."""
+        ...
+
     def iter_records(
         self,
         *,
@@ -193,6 +197,10 @@ class Store(Protocol):
 
     def enrichment(self, site_id: str, model: str | None = None) -> Enrichment | None:
         """Return the newest model note on `site_id` (by `model`, if given), or None."""
+        ...
+
+    def enrichment_states(self) -> list[tuple[str, str, str, str, str]]:
+        """(site_id, model, created, provenance, text) of every model note."""
         ...
 
     def save_enrichment(self, enrichment: Enrichment) -> None:

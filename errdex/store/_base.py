@@ -55,6 +55,8 @@ class StoreBase(ABC):
     _record_fields: ClassVar[str]
     # The column of a record's site id, in the clause of _where.
     _id_field: ClassVar[str]
+    # What record_states selects: id, package, version, the record's digest, report_url.
+    _state_fields: ClassVar[str]
     # The order of records in list_records, after the FROM/WHERE clause of _where.
     _record_order: ClassVar[str]
     # The FROM/WHERE clause of the rows of one site_id, and their order (by snapshot).
@@ -223,6 +225,18 @@ class StoreBase(ABC):
         sql, params = where
         rows = self._read(f"SELECT {self._id_field} {sql} {self._record_order}", params)
         return list(dict.fromkeys(row[0] for row in rows))
+
+    def record_states(self) -> list[tuple[str, str, str, str, str | None]]:
+        """(id, package, version, digest, report_url) of every record of every snapshot,
+        in iter_records(version="*")'s order, without reading the records. `digest` is
+        the stored record's (it changes whenever the record's body does), so that a
+        static export can tell which of its pages are unchanged without decoding one."""
+        where = self._where(None, "*", None, None)
+        if where is None:
+            return []
+        sql, params = where
+        rows = self._read(f"SELECT {self._state_fields} {sql} {self._record_order}", params)
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     def iter_records(
         self,
@@ -407,6 +421,17 @@ class StoreBase(ABC):
         return Enrichment(
             site_id=site_id, model=model, created=created, text=text, provenance=provenance
         )
+
+    def enrichment_states(self) -> list[tuple[str, str, str, str, str]]:
+        """(site_id, model, created, provenance, text) of every model note, by id and
+        model: what `enrichment` chooses from, read at once."""
+        return [
+            (r[0], r[1], r[2], r[3], r[4])
+            for r in self._read(
+                "SELECT site_id, model, created, provenance, text FROM enrichments"
+                " ORDER BY site_id, model"
+            )
+        ]
 
     # -- the failures of errdex index-many ----------------------------------------------
 

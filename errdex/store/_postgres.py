@@ -266,6 +266,7 @@ class PostgresStore(StoreBase):
     _record_fields = _RECORD_FIELDS
     _record_order = "ORDER BY sel.key, r.file, m.line, m.ord"
     _id_field = "r.site_id"
+    _state_fields = "r.site_id, sn.package, sn.version, r.digest, m.report_url"
     _site_rows = (
         "FROM records AS r JOIN members AS m ON m.record_id = r.id"
         " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE r.site_id = %s"

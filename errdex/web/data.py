@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter, OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from errdex.match import Matcher
@@ -68,8 +69,11 @@ class WebData:
                 return snap
         return None
 
-    def summary(self, package: str, version: str) -> VersionSummary:
-        """Counts by exception and by file over every error of `package` `version`."""
+    def summary(
+        self, package: str, version: str, records: Iterable[Record] | None = None
+    ) -> VersionSummary:
+        """Counts by exception and by file over every error of `package` `version`;
+        `records`, if given, are all of them (read already), else they are read."""
         self.snapshots()
         key = (package, version)
         cached = self._summaries.get(key)
@@ -77,7 +81,9 @@ class WebData:
             return cached
         exceptions: Counter[str] = Counter()
         modules: Counter[str] = Counter()
-        for record in self.store.iter_records(package=package, version=version):
+        if records is None:
+            records = self.store.iter_records(package=package, version=version)
+        for record in records:
             exceptions[record.site.exception.name] += 1
             modules[record.site.location.file] += 1
         summary = VersionSummary(

@@ -4,42 +4,50 @@
 # search-index.json. Every path written is built from quoted segments and checked to be
 # inside DIR, so no package name, version or id can write elsewhere.
 #
-# Incremental: the export keeps a manifest (MANIFEST, in DIR) of what each file it wrote
-# was made from. Exporting again renders only the pages whose inputs (their view's
-# context, for this renderer) changed, writes only files whose bytes changed, and
-# removes the files of its earlier export that no page makes any more.
+# Incremental: the export keeps a manifest (MANIFEST, in DIR) of each file it wrote (its
+# digest, size and mtime) and of each page, the digest of what the page was made from:
+# the store's digests of the records it shows (Store.record_states, read without
+# decoding a record), the ids it links to, the renderer's code and the base URL.
+# Exporting again builds and renders only the pages whose inputs changed, in worker
+# processes, writes only files whose bytes changed, and removes the files of the
+# earlier export that no page makes any more. A manifest that is malformed or does not
+# match its own check is not trusted: every page is built and compared with the file
+# on disk, and nothing is removed.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
+import stat
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape as xml_escape
 
 from errdex import codec, rank
 from errdex.errors import ErrdexError
-from errdex.extract import process_context
-from errdex.extract.cache import digest
+from errdex.model import StoredSnapshot
 from errdex.store import Store
 from errdex.web import views
 from errdex.web.data import WebData
 from errdex.web.links import Links, segment
-from errdex.web.render import Renderer
 from errdex.web.views import Page
+
+if TYPE_CHECKING:  # Jinja2 and Pygments load only when a page is rendered
+    from errdex.web.render import Renderer
 
 Progress = Callable[[int, int], None]  # (pages done, pages in all)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 _STATIC_FILES = ("style.css", "app.js")
 MANIFEST = ".errdex-export.json"
-_MANIFEST_FORMAT = 1
+_MANIFEST_FORMAT = 2
 
 
 class ExportError(ErrdexError):
@@ -55,19 +63,132 @@ class ExportResult:
     seconds: float
     unchanged: int = 0  # files an earlier export had already made as they are
     removed: int = 0  # files of an earlier export that no page makes any more
+    rendered: int = 0  # pages built and rendered (the others were kept unread)
+    bytes: int = 0  # the size of every file of the export
+    note: str | None = None  # why the earlier export's manifest was not trusted
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _key(*parts: Any) -> str:
+    """A digest of JSON-able `parts` (what a page is made from)."""
+    return _digest(json.dumps(parts, sort_keys=True, default=repr).encode())
+
+
+# -- the manifest -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    digest: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Made:
+    """What a page was made from, the ids it links to, and the files it wrote."""
+
+    inputs: str
+    related: tuple[str, ...]
+    files: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class _Manifest:
+    files: dict[str, _File] = field(default_factory=dict)
+    pages: dict[str, _Made] = field(default_factory=dict)
+    text: str = ""  # as read, so that an unchanged manifest is not written again
+    problem: str | None = None  # why it was not trusted (then it is empty)
+
+
+def _safe_name(name: object) -> bool:
+    """Whether `name` is a file path the export could have written: relative, of
+    non-empty segments that do not climb."""
+    if not isinstance(name, str) or not name or "\\" in name or "\0" in name:
+        return False
+    return all(part not in ("", ".", "..") for part in name.split("/"))
+
+
+def _check(fields: dict[str, Any]) -> str:
+    return _key(fields["format"], fields["key"], fields["files"], fields["pages"])
+
+
+def _read_manifest(root: Path, key: str) -> _Manifest:
+    """What an earlier export here wrote. Empty if there is none; empty with a problem
+    if it is malformed or fails its check (then nothing of it is trusted); its pages
+    dropped if it was made by another renderer or for another base URL."""
+    path = root / MANIFEST
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return _Manifest()
+    except (OSError, ValueError) as exc:
+        return _Manifest(problem=f"cannot read {MANIFEST}: {exc}")
+    try:
+        return _parse_manifest(text, key)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        return _Manifest(problem=f"{MANIFEST} is malformed ({exc})")
+
+
+def _parse_manifest(text: str, key: str) -> _Manifest:
+    found = json.loads(text)
+    if not isinstance(found, dict):
+        raise ValueError("not an object")
+    if found.get("format") != _MANIFEST_FORMAT:
+        return _Manifest(problem=f"{MANIFEST} is of another format ({found.get('format')!r})")
+    if found.get("check") != _check(found):
+        return _Manifest(problem=f"{MANIFEST} does not match its own check: edited by hand?")
+    files = {}
+    for name, (file_digest, size, mtime_ns) in found["files"].items():
+        if not _safe_name(name) or not isinstance(file_digest, str):
+            raise ValueError(f"a file named {name!r}")
+        files[name] = _File(file_digest, int(size), int(mtime_ns))
+    pages = {}
+    for url, (inputs, related, names) in found["pages"].items():
+        if not isinstance(related, list) or not isinstance(names, list):
+            raise ValueError(f"the page {url!r}")
+        if not all(isinstance(v, str) for v in (url, inputs, *related)):
+            raise ValueError(f"the page {url!r}")
+        if not all(n in files for n in names):
+            raise ValueError(f"the page {url!r} names a file the manifest does not list")
+        pages[url] = _Made(inputs, tuple(related), tuple(names))
+    if found["key"] != key:  # another renderer or base URL: every page is made anew
+        pages = {}
+    return _Manifest(files=files, pages=pages, text=text)
+
+
+def _manifest_text(key: str, files: dict[str, _File], pages: dict[str, _Made]) -> str:
+    fields: dict[str, Any] = {
+        "format": _MANIFEST_FORMAT,
+        "key": key,
+        "files": {n: [f.digest, f.size, f.mtime_ns] for n, f in sorted(files.items())},
+        "pages": {u: [m.inputs, list(m.related), list(m.files)] for u, m in pages.items()},
+    }
+    fields["check"] = _check(fields)
+    return codec.dumps(fields)
+
+
+# -- writing files ------------------------------------------------------------------------
 
 
 class _Writer:
-    """Writes files under `root` only; `parts` are URL segments, already quoted. Each
-    file is listed with the key it was made from; a file whose key matches the earlier
-    export's (and that is still there) is left as it is."""
+    """Writes files under `root` only; `parts` are URL segments, already quoted. A file
+    whose bytes are on disk already (by the earlier export's manifest and the file's
+    size and mtime, else by reading it) is left as it is."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, earlier: _Manifest | None = None) -> None:
         self.root = root.resolve()
-        self.files = 0
+        self._root_text = str(self.root)  # os.path over pathlib: 12,000 stats add up
+        self.earlier = earlier or _Manifest()
+        self.made: dict[str, _File] = {}
         self.unchanged = 0
-        self.earlier = _read_manifest(self.root)
-        self.made: dict[str, str] = {}
+
+    @property
+    def files(self) -> int:
+        return len(self.made)
 
     def target(self, parts: list[str]) -> Path:
         target = self.root.joinpath(*parts).resolve()
@@ -75,33 +196,53 @@ class _Writer:
             raise ExportError(f"refusing to write {'/'.join(parts)!r}: it is outside {self.root}")
         return target
 
-    def fresh(self, parts: list[str], key: str) -> bool:
-        """Whether the file at `parts` was made from `key` already; if so it is kept."""
-        name = "/".join(parts)
-        # Only looked at, never written: no need to resolve the path as `target` does.
-        if self.earlier.get(name) != key or not self.root.joinpath(*parts).is_file():
+    def _on_disk(self, name: str) -> _File | None:
+        """The earlier export's entry for `name` if the file is still as it left it."""
+        entry = self.earlier.files.get(name)
+        if entry is None:
+            return None
+        try:  # only looked at, never written: no need to resolve it as `target` does
+            found = os.stat(os.path.join(self._root_text, name), follow_symlinks=False)
+        except OSError:
+            return None
+        if not stat.S_ISREG(found.st_mode) or found.st_size != entry.size:
+            return None
+        return entry if found.st_mtime_ns == entry.mtime_ns else None
+
+    def keep(self, names: Sequence[str]) -> bool:
+        """Keep the files `names` as the earlier export made them, if every one is."""
+        entries = [self._on_disk(name) for name in names]
+        if not all(entries):
             return False
-        self.made[name] = key
-        self.files += 1
-        self.unchanged += 1
+        for name, entry in zip(names, entries, strict=True):
+            assert entry is not None
+            self.made[name] = entry
+        self.unchanged += len(names)
         return True
 
-    def write(self, parts: list[str], content: str | bytes, key: str | None = None) -> None:
+    def write(self, parts: list[str], content: str | bytes) -> str:
+        """Write `content` at `parts` unless it is there already; return the file's name."""
         data = content.encode() if isinstance(content, str) else content
-        key = key or digest(data)
-        if self.fresh(parts, key):
-            return
+        name = "/".join(parts)
+        data_digest = _digest(data)
+        entry = self.earlier.files.get(name)
+        if entry is not None and entry.digest == data_digest and self.keep([name]):
+            return name
         target = self.target(parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        self.made["/".join(parts)] = key
-        self.files += 1
+        if _holds(target, data):  # no manifest says so, but the bytes are there
+            self.unchanged += 1
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        found = target.stat()
+        self.made[name] = _File(data_digest, found.st_size, found.st_mtime_ns)
+        return name
 
-    def finish(self) -> int:
+    def finish(self, key: str, pages: dict[str, _Made]) -> int:
         """Remove what the earlier export made and this one did not; write the manifest.
         Returns how many files were removed."""
         removed = 0
-        for name in sorted(self.earlier.keys() - self.made.keys()):
+        for name in sorted(self.earlier.files.keys() - self.made.keys()):
             try:
                 path = self.target(name.split("/"))
             except ExportError:  # a manifest that points outside: not ours to remove
@@ -109,28 +250,24 @@ class _Writer:
             if path.is_file():
                 path.unlink()
                 removed += 1
-        manifest = {"format": _MANIFEST_FORMAT, "files": dict(sorted(self.made.items()))}
-        (self.root / MANIFEST).write_text(codec.dumps(manifest))
+        text = _manifest_text(key, self.made, pages)
+        if text != self.earlier.text:
+            scratch = self.root / f"{MANIFEST}.new"
+            scratch.write_text(text)
+            os.replace(scratch, self.root / MANIFEST)  # never half a manifest
         return removed
 
 
-def _read_manifest(root: Path) -> dict[str, str]:
-    """The files an earlier export made here and their keys; nothing if there is none
-    or it is not ours to read."""
+def _holds(target: Path, data: bytes) -> bool:
+    """Whether the file at `target` holds exactly `data`."""
     try:
-        found = json.loads((root / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(found, dict) or found.get("format") != _MANIFEST_FORMAT:
-        return {}
-    files = found.get("files")
-    if not isinstance(files, dict):
-        return {}
-    return {
-        name: key
-        for name, key in files.items()
-        if isinstance(name, str) and isinstance(key, str) and ".." not in name.split("/")
-    }
+        return (
+            target.is_file()
+            and target.stat().st_size == len(data)
+            and (target.read_bytes() == data)
+        )
+    except OSError:
+        return False
 
 
 @functools.cache
@@ -145,7 +282,63 @@ def _renderer_version() -> str:
         for item in sorted(folder.iterdir(), key=lambda f: f.name):
             if item.is_file() and not item.name.endswith(".pyc"):
                 parts += [item.name.encode(), item.read_bytes()]
-    return digest(b"\0".join(parts))
+    return _digest(b"\0".join(parts))
+
+
+# -- what the store holds, as digests -----------------------------------------------------
+
+
+class _State:
+    """What each page is made from, by the store's digests (one query, no record
+    decoded): the newest record of each id in each package with every version that has
+    it, the records of each version, the snapshots and the model notes."""
+
+    def __init__(self, store: Store, snapshots: list[StoredSnapshot]) -> None:
+        # snapshots are ordered by package then version, oldest first
+        order = {(s.package, s.version): n for n, s in enumerate(snapshots)}
+        self.snapshot = {
+            (s.package, s.version): [s.package, s.version, s.repo_url, s.commit, s.date]
+            for s in snapshots
+        }
+        newest = {s.package: (s.package, s.version) for s in snapshots}
+        self.newest_versions = list(newest.values())
+        self.members: dict[tuple[str, str], list[str]] = {}
+        rows: dict[tuple[str, str], list[tuple[int, str, str, str | None]]] = {}
+        for site_id, package, version, record, report_url in store.record_states():
+            self.members.setdefault((package, version), []).append(record)
+            place = order.get((package, version), -1)
+            rows.setdefault((site_id, package), []).append((place, version, record, report_url))
+        self.packages: dict[str, list[str]] = {}
+        self.latest: dict[tuple[str, str], list[Any]] = {}
+        for (site_id, package), found in rows.items():
+            found.sort()
+            _, version, record, report_url = found[-1]
+            versions = [v for _, v, _, _ in found]
+            snapshot = self.snapshot.get((package, version))
+            self.latest[site_id, package] = [version, record, report_url, snapshot, versions]
+            self.packages.setdefault(site_id, []).append(package)
+        self.notes: dict[str, list[Any]] = {}
+        for site_id, *note in store.enrichment_states():
+            self.notes.setdefault(site_id, []).append(note)
+
+    def error(self, site_id: str, related: Iterable[str]) -> list[Any]:
+        """An error page's inputs: its record in each package that has the id, its
+        model notes, and the records it links to (`related`, in the same packages)."""
+        packages = sorted(self.packages.get(site_id, ()))
+        own = [[p, self.latest[site_id, p]] for p in packages]
+        linked = [[p, r, self.latest.get((r, p), [None])[:2]] for p in packages for r in related]
+        return [own, self.notes.get(site_id), linked]
+
+    def package(self, package: str, version: str) -> list[Any]:
+        """A package page's inputs: the snapshot and its records, in order."""
+        return [self.snapshot.get((package, version)), self.members.get((package, version))]
+
+    def searched(self) -> list[Any]:
+        """The search index's inputs: the records of the newest version of each package."""
+        return [self.package(package, version) for package, version in self.newest_versions]
+
+
+# -- the pages ----------------------------------------------------------------------------
 
 
 def _url_parts(url: str) -> list[str]:
@@ -158,50 +351,88 @@ def _url_parts(url: str) -> list[str]:
 
 class _Site:
     """The pages of one export as they are written: each page's HTML and JSON twin.
-    With `workers` > 1, pages are rendered in that many processes (rendering, mostly
-    Pygments, is the cost) while this one reads the store and writes the files."""
+    A page whose inputs are those the earlier export made it from, and whose files are
+    as it left them, is kept without being built. The others are built here; with
+    `workers` > 1 they are rendered in that many processes (rendering, mostly Pygments,
+    is the cost), started at the first page that needs it."""
 
     def __init__(self, store: Store, root: Path, base_url: str, workers: int) -> None:
         self.store = store
         self.base_url = base_url
+        self.workers = workers
         self.data = WebData(store, recheck=float("inf"))
         self.links = Links(static_site=True)
-        self.renderer = Renderer(self.links, canonical_base=base_url)
-        self.out = _Writer(root)
+        self.key = _key(_MANIFEST_FORMAT, _renderer_version(), base_url, rank.FIELDS)
+        self.earlier = _read_manifest(root.resolve(), self.key)
+        self.out = _Writer(root, self.earlier)
+        self.made: dict[str, _Made] = {}
         self.urls: list[str] = []
-        self.pool = (
-            None
-            if workers <= 1
-            else ProcessPoolExecutor(
-                max_workers=workers,
+        self.rendered = 0
+        self._renderer: Renderer | None = None
+        self._pool: ProcessPoolExecutor | None = None
+        self.pending: deque[tuple[str, list[str], str, tuple[str, ...], Future[str]]] = deque()
+
+    @property
+    def renderer(self) -> Renderer:
+        if self._renderer is None:
+            from errdex.web.render import Renderer
+
+            self._renderer = Renderer(self.links, canonical_base=self.base_url)
+        return self._renderer
+
+    def _workers(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            from errdex.extract import process_context
+
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers,
                 mp_context=process_context(),
                 initializer=_start_worker,
-                initargs=(base_url,),
+                initargs=(self.base_url,),
             )
-        )
-        self.pending: deque[tuple[list[str], str, Future[str]]] = deque()
+        return self._pool
 
-    def page(self, url: str, built: Page, twin: str | None = None) -> None:
+    def kept(self, url: str, inputs: str, listed: bool = True) -> _Made | None:
+        """The earlier export's page at `url` if it was made from `inputs` and its files
+        are as it left them (then they are kept as they are, and listed if `listed`)."""
+        earlier = self.earlier.pages.get(url)
+        if earlier is None or earlier.inputs != inputs or not self.out.keep(earlier.files):
+            return None
+        self.made[url] = earlier
+        if listed:
+            self.urls.append(url)
+        return earlier
+
+    def page(
+        self,
+        url: str,
+        built: Page,
+        inputs: str,
+        *,
+        twin: str | None = None,
+        related: tuple[str, ...] = (),
+    ) -> None:
         """Write `built` at `url`, and its context as JSON at `twin` if given."""
-        parts = [*_url_parts(url), "index.html"]
-        key = _page_key(url, built)
+        files: tuple[str, ...] = ()
         if twin is not None:
-            twin_parts, twin_key = _url_parts(twin), digest(f"json\0{key}".encode())
-            if not self.out.fresh(twin_parts, twin_key):
-                self.out.write(twin_parts, codec.dumps(built.context), twin_key)
-        if self.out.fresh(parts, key):
-            pass
-        elif self.pool is None:
-            self.out.write(parts, self.renderer.render(built, path=url), key)
-        else:
-            self.pending.append((parts, key, self.pool.submit(_render, built, url)))
-            while len(self.pending) > _IN_FLIGHT:
-                self._write_oldest()
+            files = (self.out.write(_url_parts(twin), codec.dumps(built.context)),)
+        parts = [*_url_parts(url), "index.html"]
+        files += ("/".join(parts),)
         self.urls.append(url)
+        self.rendered += 1
+        if self.workers <= 1:
+            self.out.write(parts, self.renderer.render(built, path=url))
+            self.made[url] = _Made(inputs, related, files)
+            return
+        rendering = self._workers().submit(_render, built, url)
+        self.pending.append((url, parts, inputs, related, rendering))
+        self.made[url] = _Made(inputs, related, files)
+        while len(self.pending) > _IN_FLIGHT:
+            self._write_oldest()
 
     def _write_oldest(self) -> None:
-        parts, key, rendered = self.pending.popleft()
-        self.out.write(parts, rendered.result(), key)
+        _, parts, _, _, rendered = self.pending.popleft()
+        self.out.write(parts, rendered.result())
 
     def close(self) -> None:
         """Write what the workers still render, and stop them."""
@@ -209,8 +440,8 @@ class _Site:
             while self.pending:
                 self._write_oldest()
         finally:
-            if self.pool is not None:
-                self.pool.shutdown(cancel_futures=True)
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
 
 
 _IN_FLIGHT = 256  # pages rendered ahead of their writing, at most
@@ -218,6 +449,8 @@ _worker_renderer: Renderer | None = None
 
 
 def _start_worker(base_url: str) -> None:
+    from errdex.web.render import Renderer
+
     global _worker_renderer
     _worker_renderer = Renderer(Links(static_site=True), canonical_base=base_url)
 
@@ -236,9 +469,11 @@ def export_site(
     workers: int | None = None,
 ) -> ExportResult:
     """Write the site of `store` into `directory` (created if needed) and return what
-    was written. An earlier export there is brought up to date: unchanged files are
-    kept, changed ones rewritten, files it made that no page makes any more removed;
-    nothing else in `directory` is touched.
+    was written. An earlier export there is brought up to date: pages whose inputs are
+    unchanged are kept unread, changed ones rewritten, files it made that no page makes
+    any more removed; nothing else in `directory` is touched. If the earlier export's
+    manifest cannot be trusted, every page is built and compared with the file there,
+    nothing is removed, and `note` says why.
 
     `base_url` is where the files will be served, for sitemap.xml and canonical links.
     `workers`: processes that render pages (default: one per core; 1 renders here).
@@ -261,9 +496,10 @@ def export_site(
         finally:
             site.close()
         _write_fixed_files(site)
-        removed = site.out.finish()
+        removed = site.out.finish(site.key, site.made)
     except OSError as exc:
         raise ExportError(f"cannot write the export into {root}: {exc}") from exc
+    note = site.earlier.problem
     return ExportResult(
         directory=root,
         pages=len(site.urls),
@@ -272,6 +508,9 @@ def export_site(
         seconds=time.perf_counter() - started,
         unchanged=site.out.unchanged,
         removed=removed,
+        rendered=site.rendered,
+        bytes=sum(f.size for f in site.out.made.values()),
+        note=None if note is None else f"{note}; every page was checked against its file",
     )
 
 
@@ -280,6 +519,7 @@ def _write_pages(site: _Site, progress: Progress | None) -> int:
     of distinct errors."""
     data, links = site.data, site.links
     snapshots = data.snapshots()
+    state = _State(site.store, snapshots)
     ids = site.store.site_ids(version="*")
     total = 2 + len(snapshots) + len(ids)
     done = 0
@@ -290,49 +530,80 @@ def _write_pages(site: _Site, progress: Progress | None) -> int:
         if progress is not None:
             progress(done, total)
 
-    home = views.home(data, links)
-    site.page("/", home, twin=links.packages_json())
+    home = views.home(data, links)  # made of the snapshot list alone: cheap to build
+    inputs = _page_key(site.key, "/", home)
+    if not site.kept("/", inputs):
+        site.page("/", home, inputs, twin=links.packages_json())
     tick()
     for snap in snapshots:
-        built = views.package(
-            data, links, snap.package, snap.version, limit=views.MAX_PACKAGE_LIMIT * 100
-        )
-        site.page(
-            links.package(snap.package, snap.version),
-            built,
-            twin=links.package_json(snap.package, snap.version),
-        )
+        url = links.package(snap.package, snap.version)
+        inputs = _key(site.key, url, state.package(snap.package, snap.version))
+        if not site.kept(url, inputs):
+            built = views.package(
+                data, links, snap.package, snap.version, limit=views.MAX_PACKAGE_LIMIT * 100
+            )
+            twin = links.package_json(snap.package, snap.version)
+            site.page(url, built, inputs, twin=twin)
         tick()
     for site_id in ids:
-        built = views.error(data, links, site_id)
-        site.page(links.error(site_id), built, twin=links.error_json(site_id))
+        _write_error(site, state, site_id)
         tick()
-    site.page(links.search(), views.search(data, links, ""))
-    # What the page searches: the fields the server's search reads, of the errors it
-    # covers by default, for app.js's twin of errdex.rank.
+    search = views.search(data, links, "")
+    inputs = _page_key(site.key, links.search(), search)
+    if not site.kept(links.search(), inputs):
+        site.page(links.search(), search, inputs)
+    _write_search_index(site, state)
+    tick()
+    return len(ids)
+
+
+def _write_error(site: _Site, state: _State, site_id: str) -> None:
+    """The page of `site_id` and its twin, kept if neither its record nor those it
+    links to changed (the links, from the record, are the earlier export's then)."""
+    url = site.links.error(site_id)
+    earlier = site.earlier.pages.get(url)
+    if earlier is not None:
+        inputs = _key(site.key, url, state.error(site_id, earlier.related))
+        if site.kept(url, inputs):
+            return
+    built = views.error(site.data, site.links, site_id)
+    related = views.related_ids(built.extra["record"])
+    inputs = _key(site.key, url, state.error(site_id, related))
+    site.page(url, built, inputs, twin=site.links.error_json(site_id), related=related)
+
+
+def _write_search_index(site: _Site, state: _State) -> None:
+    """What the page searches: the fields the server's search reads, of the errors it
+    covers by default, for app.js's twin of errdex.rank."""
+    name = "search-index"  # not a page: listed in the manifest, not in the sitemap
+    inputs = _key(site.key, name, state.searched())
+    if site.kept(name, inputs, listed=False):
+        return
     rows = [[i, package, version, line, *fields] for i, package, version, line, fields
             in site.store.search_fields()]  # fmt: skip
     index = codec.dumps(
         {"fields": ["id", "package", "version", "line", *rank.FIELDS], "rows": rows}
     )
-    site.out.write(["search-index.json"], index)
+    files: tuple[str, ...] = (site.out.write(["search-index.json"], index),)
     # The same index as a script: a page opened as a file may load a script, not fetch.
-    site.out.write(["search-index.js"], f"window.ERRDEX_INDEX = {index.rstrip()};\n")
-    tick()
-    return len(ids)
+    script = f"window.ERRDEX_INDEX = {index.rstrip()};\n"
+    files += (site.out.write(["search-index.js"], script),)
+    site.made[name] = _Made(inputs, (), files)
 
 
 def _write_fixed_files(site: _Site) -> None:
     """The 404 page, static assets, sitemap.xml and robots.txt."""
-    problem = Page(
-        template="problem.html",
-        context={"status": 404, "message": "no page at this address"},
-        title="404: no page at this address · errdex",
-        description="No page at this address.",
-        status=404,
-    )
     out = site.out
-    out.write(["404.html"], site.renderer.render(problem, path="/404.html"))
+    if not site.kept("404.html", site.key, listed=False):  # made of the renderer alone
+        problem = Page(
+            template="problem.html",
+            context={"status": 404, "message": "no page at this address"},
+            title="404: no page at this address · errdex",
+            description="No page at this address.",
+            status=404,
+        )
+        written = out.write(["404.html"], site.renderer.render(problem, path="/404.html"))
+        site.made["404.html"] = _Made(site.key, (), (written,))
     static = resources.files("errdex.web").joinpath("static")
     for name in _STATIC_FILES:
         out.write(["static", segment(name)], static.joinpath(name).read_bytes())
@@ -341,13 +612,13 @@ def _write_fixed_files(site: _Site) -> None:
     out.write(["robots.txt"], robots)
 
 
-def _page_key(url: str, built: Page) -> str:
-    """What a page is made from: its URL, its view's output (the record itself is in the
-    context, as its JSON) and the renderer."""
+def _page_key(key: str, url: str, built: Page) -> str:
+    """What a page built already is made from: its URL, its view's output (the record
+    itself is in the context, as its JSON) and the renderer (in `key`)."""
     extra = {k: v for k, v in built.extra.items() if k != "record"}
-    made_of: list[Any] = [url, built.template, built.context, built.title, built.description]
-    made_of += [built.status, extra, _renderer_version(), rank.FIELDS]
-    return digest(json.dumps(made_of, sort_keys=True, default=repr).encode())
+    made_of: list[Any] = [key, url, built.template, built.context, built.title]
+    made_of += [built.description, built.status, extra]
+    return _key(*made_of)
 
 
 def _sitemap(base_url: str, urls: list[str]) -> str:

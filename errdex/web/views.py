@@ -106,7 +106,12 @@ def package(
     store = data.store
     exception = exception or None
     q = (q or "").strip() or None
-    counts = data.summary(name, version)
+    records: list[Record] = []
+    if not q and exception is None and offset == 0:
+        records = store.list_records(package=name, version=version, limit=limit)
+    # Every record of the version at hand already: counted from them, not read again.
+    whole = len(records) < limit and bool(records)
+    counts = data.summary(name, version, records if whole else None)
     highlights: dict[str, JSON] = {}
     if q:
         found = store.search(
@@ -127,7 +132,7 @@ def package(
             if exception is None
             else store.count(package=name, version=version, exception=exception)
         )
-        records = store.list_records(
+        records = records or store.list_records(
             package=name, version=version, exception=exception, limit=limit, offset=offset
         )
     errors = []
@@ -181,7 +186,7 @@ def error(
     site = record.site
     snap = data.snapshot(record.package, record.version)
     related = []
-    for other_id in () if site.explanation is None else site.explanation.related[:MAX_RELATED]:
+    for other_id in related_ids(record):
         other = data.related(other_id, record.package)
         if other is not None:
             related.append(summary(other, links))
@@ -209,6 +214,13 @@ def error(
             "explanation": context.get("explanation") or {},
         },
     )
+
+
+def related_ids(record: Record) -> tuple[str, ...]:
+    """The ids the error page of `record` lists as related, each the newest record of
+    that id in the record's package."""
+    explanation = record.site.explanation
+    return () if explanation is None else tuple(explanation.related[:MAX_RELATED])
 
 
 def search(
