@@ -270,6 +270,24 @@ def test_writer_refuses_paths_that_climb_out(tmp_path: Path) -> None:
             writer.write(parts, "x")
 
 
+def test_a_link_in_the_export_folder_is_not_written_through(tmp_path: Path) -> None:
+    store = index_evil(tmp_path / "src", tmp_path / "errdex.sqlite")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for link in ("static", "robots.txt"):
+        out = tmp_path / f"site-{link}"
+        export_site(store, out)
+        target = out / link
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+        target.symlink_to(elsewhere / link)
+        if link == "static":
+            (elsewhere / link).mkdir()
+        with pytest.raises(ExportError, match="outside"):
+            export_site(store, out)
+        assert not any(p.is_file() for p in elsewhere.rglob("*"))
+    store.close()
+
+
 def test_export_into_a_file_is_refused(tmp_path: Path) -> None:
     target = tmp_path / "file"
     target.write_text("x")

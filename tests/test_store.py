@@ -461,6 +461,27 @@ def test_versions_across_snapshots(store: Store) -> None:
     assert store.site_ids(package="other") == []
 
 
+def test_record_states_say_which_records_changed_without_reading_them(store: Store) -> None:
+    old, new = snap("1.0.0"), snap("1.1.0")
+    write(store, old, [site("a" * 16, line=30), site("b" * 16)])
+    write(store, new, [site("a" * 16, line=30), site("c" * 16)])
+    states = store.record_states()
+    # iter_records(version="*")'s rows and order, without the bodies
+    rows = [(r.id, r.package, r.version) for r in store.iter_records(version="*")]
+    assert [s[:3] for s in states] == rows
+    digests = {(i, version): d for i, _, version, d, _ in states}
+    assert digests["a" * 16, "1.0.0"] == digests["a" * 16, "1.1.0"]  # the same record
+    assert len(set(digests.values())) == 3
+    write(store, new, [site("a" * 16, line=31), site("c" * 16)])  # a moved
+    moved = {(i, version): d for i, _, version, d, _ in store.record_states()}
+    assert moved["a" * 16, "1.1.0"] != digests["a" * 16, "1.1.0"]
+    assert moved["c" * 16, "1.1.0"] == digests["c" * 16, "1.1.0"]
+    assert store.enrichment_states() == []
+    note = Enrichment(site_id="a" * 16, model="m1", created="2026-01-01", text="A")
+    store.save_enrichment(note)
+    assert store.enrichment_states() == [("a" * 16, "m1", "2026-01-01", "llm", "A")]
+
+
 def test_an_id_two_packages_share_is_found_in_the_one_asked(store: Store) -> None:
     write(store, snap("1.0.0"), [site("a" * 16, line=30)])
     write(store, snap("2.0.0", package="vendor"), [site("a" * 16, line=40)])

@@ -185,16 +185,33 @@ class _Writer:
         self.earlier = earlier or _Manifest()
         self.made: dict[str, _File] = {}
         self.unchanged = 0
+        self._folders: dict[tuple[str, ...], Path] = {}  # checked already
 
     @property
     def files(self) -> int:
         return len(self.made)
 
     def target(self, parts: list[str]) -> Path:
-        target = self.root.joinpath(*parts).resolve()
-        if not target.is_relative_to(self.root) or target == self.root:
+        """Where `parts` is, checked to be inside the root: each folder once (a link is
+        followed and must stay inside), then the file itself (the same)."""
+        if not parts or any(p in ("", ".", "..") or "/" in p or "\0" in p for p in parts):
             raise ExportError(f"refusing to write {'/'.join(parts)!r}: it is outside {self.root}")
-        return target
+        return self._inside(self._folder(tuple(parts[:-1])) / parts[-1], parts)
+
+    def _folder(self, parts: tuple[str, ...]) -> Path:
+        found = self._folders.get(parts)
+        if found is None:
+            found = self.root if not parts else self._folder(parts[:-1]) / parts[-1]
+            found = self._folders[parts] = self._inside(found, list(parts))
+        return found
+
+    def _inside(self, path: Path, parts: list[str]) -> Path:
+        if path.is_symlink():  # never written through unless it stays inside
+            path = path.resolve()
+            if not path.is_relative_to(self.root) or path == self.root:
+                name = "/".join(parts)
+                raise ExportError(f"refusing to write {name!r}: it is outside {self.root}")
+        return path
 
     def _on_disk(self, name: str) -> _File | None:
         """The earlier export's entry for `name` if the file is still as it left it."""
