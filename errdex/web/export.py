@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape as xml_escape
@@ -287,14 +287,26 @@ def _holds(target: Path, data: bytes) -> bool:
         return False
 
 
+# The modules outside errdex.web whose code shapes a page from a stored record: the
+# record's JSON (codec, model, expr), its prose and links (markup, repos), the search
+# index's fields (rank); and the libraries that render the HTML.
+_PAGE_MODULES = ("codec.py", "expr.py", "markup.py", "model.py", "rank.py", "repos.py")
+_PAGE_LIBRARIES = ("jinja2", "markupsafe", "pygments")
+
+
 @functools.cache
 def _renderer_version() -> str:
-    """A digest of what turns a context into a page: errdex's version, the web package's
-    code, its templates and static files. Any change re-renders every page."""
+    """A digest of what turns a stored record into a page: errdex's version, the web
+    package's code, templates and static files, the modules of _PAGE_MODULES and the
+    versions of _PAGE_LIBRARIES. Any change re-renders every page (a page kept is never
+    built again, so its key must hold all the code it was built by)."""
     import errdex
 
-    web = resources.files("errdex.web")
+    top = resources.files("errdex")
+    web = top.joinpath("web")
     parts = [errdex.__version__.encode()]
+    parts += [f"{lib} {metadata.version(lib)}".encode() for lib in _PAGE_LIBRARIES]
+    parts += [top.joinpath(name).read_bytes() for name in _PAGE_MODULES]
     for folder in (web, web.joinpath("templates"), web.joinpath("static")):
         for item in sorted(folder.iterdir(), key=lambda f: f.name):
             if item.is_file() and not item.name.endswith(".pyc"):
