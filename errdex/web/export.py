@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata, resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -242,11 +242,13 @@ class _Writer:
         data = content.encode() if isinstance(content, str) else content
         name = "/".join(parts)
         data_digest = _digest(data)
-        entry = self.earlier.files.get(name)
-        if entry is not None and entry.digest == data_digest and self.keep([name]):
+        known = self._on_disk(name)  # the file's digest, by the manifest
+        if known is not None and known.digest == data_digest:
+            self.made[name] = known
+            self.unchanged += 1
             return name
         target = self.target(parts)
-        if _holds(target, data):  # no manifest says so, but the bytes are there
+        if known is None and _holds(target, data):  # no manifest says so, but they are
             self.unchanged += 1
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -453,7 +455,9 @@ class _Site:
             self.out.write(parts, self.renderer.render(built, path=url))
             self.made[url] = _Made(inputs, related, files)
             return
-        rendering = self._workers().submit(_render, built, url)
+        # The Record itself is not rendered (its JSON is the context): not sent either.
+        sent = replace(built, extra={k: v for k, v in built.extra.items() if k != "record"})
+        rendering = self._workers().submit(_render, sent, url)
         self.pending.append((url, parts, inputs, related, rendering))
         self.made[url] = _Made(inputs, related, files)
         while len(self.pending) > _IN_FLIGHT:
