@@ -469,11 +469,11 @@ def test_record_states_say_which_records_changed_without_reading_them(store: Sto
     # iter_records(version="*")'s rows and order, without the bodies
     rows = [(r.id, r.package, r.version) for r in store.iter_records(version="*")]
     assert [s[:3] for s in states] == rows
-    digests = {(i, version): d for i, _, version, d, _ in states}
+    digests = {(i, version): d for i, _, version, d in states}
     assert digests["a" * 16, "1.0.0"] == digests["a" * 16, "1.1.0"]  # the same record
     assert len(set(digests.values())) == 3
     write(store, new, [site("a" * 16, line=31), site("c" * 16)])  # a moved
-    moved = {(i, version): d for i, _, version, d, _ in store.record_states()}
+    moved = {(i, version): d for i, _, version, d in store.record_states()}
     assert moved["a" * 16, "1.1.0"] != digests["a" * 16, "1.1.0"]
     assert moved["c" * 16, "1.1.0"] == digests["c" * 16, "1.1.0"]
     assert store.enrichment_states() == []

@@ -101,8 +101,8 @@ class Store(Protocol):
         """The distinct ids of what iter_records yields, in its order."""
         ...
 
-    def record_states(self) -> list[tuple[str, str, str, str, str | None]]:
-        """(id, package, version, digest, report_url) of every record of every snapshot."""
+    def record_states(self) -> list[tuple[str, str, str, str]]:
+        """(id, package, version, state) of every record of every snapshot."""
         ...
 
     def iter_records(

@@ -226,17 +226,18 @@ class StoreBase(ABC):
         rows = self._read(f"SELECT {self._id_field} {sql} {self._record_order}", params)
         return list(dict.fromkeys(row[0] for row in rows))
 
-    def record_states(self) -> list[tuple[str, str, str, str, str | None]]:
-        """(id, package, version, digest, report_url) of every record of every snapshot,
-        in iter_records(version="*")'s order, without reading the records. `digest` is
-        the stored record's (it changes whenever the record's body does), so that a
-        static export can tell which of its pages are unchanged without decoding one."""
+    def record_states(self) -> list[tuple[str, str, str, str]]:
+        """(id, package, version, state) of every record of every snapshot, in
+        iter_records(version="*")'s order, without reading the records. `state` changes
+        whenever the record does (its shared body, or where it stands in that version:
+        the rest, the report link among it, derives from them and the snapshot), so that
+        a static export can tell which of its pages are unchanged without decoding one."""
         where = self._where(None, "*", None, None)
         if where is None:
             return []
         sql, params = where
         rows = self._read(f"SELECT {self._state_fields} {sql} {self._record_order}", params)
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     def iter_records(
         self,

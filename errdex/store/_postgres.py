@@ -266,7 +266,12 @@ class PostgresStore(StoreBase):
     _record_fields = _RECORD_FIELDS
     _record_order = "ORDER BY sel.key, r.file, m.line, m.ord"
     _id_field = "r.site_id"
-    _state_fields = "r.site_id, sn.package, sn.version, r.digest, m.report_url"
+    # a record's state: its shared body's digest and where it stands in this version (a
+    # body is shared by the versions where it only moved)
+    _state_fields = (
+        "r.site_id, sn.package, sn.version,"
+        " encode(r.digest, 'hex') || '.' || m.line || '.' || encode(m.lines, 'hex')"
+    )
     _site_rows = (
         "FROM records AS r JOIN members AS m ON m.record_id = r.id"
         " JOIN snapshots AS sn ON sn.id = m.snapshot_id WHERE r.site_id = %s"

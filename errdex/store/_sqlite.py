@@ -314,7 +314,11 @@ class SqliteStore(StoreBase):
     _record_fields = _RECORD_FIELDS
     _record_order = "ORDER BY sel.key, s.file, s.line, s.ord"
     _id_field = "s.site_id"
-    _state_fields = "s.site_id, sn.package, sn.version, s.digest, s.report_url"
+    # a record's state: its shared body's digest and where it stands in this version (a
+    # body is shared by the versions where it only moved)
+    _state_fields = (
+        "s.site_id, sn.package, sn.version, hex(s.digest) || '.' || s.line || '.' || hex(s.lines)"
+    )
     _site_rows = "FROM sites AS s JOIN snapshots AS sn ON sn.id = s.snapshot_id WHERE s.site_id = ?"
     _site_order = "ORDER BY sn.id, s.ord"
     _message_is = "AND (s.message_text = ? OR s.message_literal = ?)"

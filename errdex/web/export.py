@@ -334,19 +334,19 @@ class _State:
         newest = {s.package: (s.package, s.version) for s in snapshots}
         self.newest_versions = list(newest.values())
         self.members: dict[tuple[str, str], list[str]] = {}
-        rows: dict[tuple[str, str], list[tuple[int, str, str, str | None]]] = {}
-        for site_id, package, version, record, report_url in store.record_states():
+        rows: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+        for site_id, package, version, record in store.record_states():
             self.members.setdefault((package, version), []).append(record)
             place = order.get((package, version), -1)
-            rows.setdefault((site_id, package), []).append((place, version, record, report_url))
+            rows.setdefault((site_id, package), []).append((place, version, record))
         self.packages: dict[str, list[str]] = {}
         self.latest: dict[tuple[str, str], list[Any]] = {}
         for (site_id, package), found in rows.items():
             found.sort()
-            _, version, record, report_url = found[-1]
-            versions = [v for _, v, _, _ in found]
+            _, version, record = found[-1]
+            versions = [v for _, v, _ in found]
             snapshot = self.snapshot.get((package, version))
-            self.latest[site_id, package] = [version, record, report_url, snapshot, versions]
+            self.latest[site_id, package] = [version, record, snapshot, versions]
             self.packages.setdefault(site_id, []).append(package)
         self.notes: dict[str, list[Any]] = {}
         for site_id, *note in store.enrichment_states():
