@@ -244,6 +244,24 @@ def test_a_refusal_no_newer_python_tried_is_tried_again(
     assert again.skipped == () and len(again.sites) == 2
 
 
+def test_what_a_newer_python_read_in_a_parallel_index_is_what_is_cached(
+    tmp_path: Path, newer: Interpreter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # enough files for the worker pool, whose workers pack each outcome for the cache:
+    # the PEP 701 file's packed outcome is the running parser's refusal, and the newer
+    # Python's facts must be cached in its place
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    raise ValueError('m{i}')\n" for i in range(60)}
+    root = write_tree(tmp_path / "tree", {**files, "pkg/f.py": PEP_701})
+    snapshot = Snapshot(package="pkg", version="1.0", root=root, source=str(root))
+    cache = SqliteFactsCache(tmp_path / "facts.sqlite")
+    monkeypatch.setenv(ENV, newer.path)
+    first = extract(snapshot, scan(snapshot, cache), cache, workers=2)
+    assert first.skipped == () and first.parsed == 61
+    monkeypatch.setenv(ENV, "none")  # the cache alone must now hold the file's facts
+    again = extract(snapshot, scan(snapshot, cache), cache, workers=2)
+    assert (again.skipped, again.parsed, again.sites) == ((), 0, first.sites)
+
+
 def test_a_python_named_that_does_not_run_is_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -112,8 +112,11 @@ def _link(
     holds what the workers packed for the cache of the parsed ones."""
     total = len(keys)
     python = newer_python() if any(map(_unparsed, parsed.values())) else None
-    parsed.update(_parse_newer(python, snapshot.root, parsed, workers))
+    newer = _parse_newer(python, snapshot.root, parsed, workers)
+    parsed.update(newer)
     outcomes.update(parsed)
+    for rel in newer:  # what the workers packed of these was the running parser's refusal
+        packed.pop(rel, None)
     # a file we failed on (a bug of ours, memory) is tried again next time, not cached; so
     # is one that no newer Python here could try (one may be installed by the next index)
     cache.save(
