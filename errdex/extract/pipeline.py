@@ -22,6 +22,9 @@ from errdex.model import SkippedFile, Snapshot, TestFile
 from errdex.sources.reading import is_clean_name, read_regular
 
 Progress = Callable[[int, int], None]
+# a parsed file's outcome, and what its worker packed of it for the facts cache (None when
+# it was parsed here, or again elsewhere)
+Parsed = tuple[Outcome, bytes | None]
 _PARALLEL_FROM = 48  # below this many files, worker start-up costs more than it saves
 _BATCH = 24
 # A file this big is parsed alone, and only one such file is in flight at a time: an AST
@@ -80,19 +83,13 @@ def _extract(
         progress(len(outcomes), total)
     workers = workers or os.cpu_count() or 1
     with _pool(workers if len(todo) >= _PARALLEL_FROM else 1) as pool:
-        packed: dict[str, bytes] = {}
         parsed = _parse_all(
-            pool,
-            snapshot.root,
-            todo,
-            lambda n: progress and progress(n, total),
-            len(outcomes),
-            packed,
+            pool, snapshot.root, todo, lambda n: progress and progress(n, total), len(outcomes)
         )
         # the tests are scanned in a worker (they only need the files) while this
         # process links the sites
         tests = None if pool is None else pool.submit(scan_tests, snapshot.root)
-        extraction = _link(snapshot, tree, cache, keys, outcomes, parsed, packed, workers)
+        extraction = _link(snapshot, tree, cache, keys, outcomes, parsed, workers)
         found = scan_tests(snapshot.root) if tests is None else tests.result()
     return extraction, found
 
@@ -103,25 +100,22 @@ def _link(
     cache: FactsCache,
     keys: dict[str, str],
     outcomes: dict[str, Outcome],
-    parsed: dict[str, Outcome],
-    packed: dict[str, bytes],
+    parsed: dict[str, Parsed],
     workers: int,
 ) -> Extraction:
     """The sites of the tree, from the outcomes of the cached files and the `parsed` ones
-    (those the running parser refused are tried with a newer Python first); `packed`
-    holds what the workers packed for the cache of the parsed ones."""
+    (those the running parser refused are tried with a newer Python first)."""
     total = len(keys)
-    python = newer_python() if any(map(_unparsed, parsed.values())) else None
-    newer = _parse_newer(python, snapshot.root, parsed, workers)
-    parsed.update(newer)
-    outcomes.update(parsed)
-    for rel in newer:  # what the workers packed of these was the running parser's refusal
-        packed.pop(rel, None)
+    refusals = {rel: outcome for rel, (outcome, _) in parsed.items() if _unparsed(outcome)}
+    python = newer_python() if refusals else None
+    for rel, outcome in _parse_newer(python, snapshot.root, refusals, workers).items():
+        parsed[rel] = (outcome, None)  # what its worker packed was the refusal
+    outcomes.update((rel, outcome) for rel, (outcome, _) in parsed.items())
     # a file we failed on (a bug of ours, memory) is tried again next time, not cached; so
     # is one that no newer Python here could try (one may be installed by the next index)
     cache.save(
-        (keys[rel], packed.get(rel) or pack(outcome))
-        for rel, outcome in parsed.items()
+        (keys[rel], packed or pack(outcome))
+        for rel, (outcome, packed) in parsed.items()
         if not _our_failure(outcome) and not (_unparsed(outcome) and isinstance(python, str))
     )
     facts: list[FileFacts] = []
@@ -197,17 +191,16 @@ def _unparsed(outcome: Outcome) -> bool:
 
 
 def _parse_newer(
-    python: Interpreter | str | None, root: Path, parsed: dict[str, Outcome], workers: int
+    python: Interpreter | str | None, root: Path, refused: dict[str, Outcome], workers: int
 ) -> dict[str, Outcome]:
-    """The outcomes of the files the running parser refused, as the newer `python` sees
+    """The outcomes of the files the running parser `refused`, as the newer `python` sees
     them; when there is none, the refusals with the reason why no other Python tried."""
-    refused = [rel for rel, outcome in parsed.items() if _unparsed(outcome)]
     if python is None or not refused:
         return {}
     if isinstance(python, str):
-        return {rel: f"{parsed[rel]}; {python}" for rel in refused}
+        return {rel: f"{refusal}; {python}" for rel, refusal in refused.items()}
     try:
-        return parse_elsewhere(python, str(root), refused, workers=workers)
+        return parse_elsewhere(python, str(root), list(refused), workers=workers)
     except ElsewhereFailed as exc:
         return {rel: f"{_OUR_FAILURE} ({exc}); please report" for rel in refused}
 
@@ -234,13 +227,12 @@ def _parse_all(
     paths: list[str],
     progress: Callable[[int], object],
     done: int,
-    packed: dict[str, bytes],
-) -> dict[str, Outcome]:
-    """The outcome of each of `paths`; what the workers packed of them in `packed`."""
-    results: dict[str, Outcome] = {}
+) -> dict[str, Parsed]:
+    """The outcome of each of `paths`, with what a worker packed of it for the cache."""
+    results: dict[str, Parsed] = {}
     if pool is None:
         for rel in paths:
-            results.update(parse_batch(str(root), [rel]))
+            results.update((r, (outcome, None)) for r, outcome in parse_batch(str(root), [rel]))
             progress(done + len(results))
         return results
     sizes = {rel: _size(root / rel) for rel in paths}
@@ -257,9 +249,7 @@ def _parse_all(
         finished, pending = wait(pending, return_when=FIRST_COMPLETED)
         for future in finished:
             answers = future.result()
-            for rel, data in answers:
-                packed[rel] = data
-                results[rel] = unpack(data)
+            results.update((rel, (unpack(data), data)) for rel, data in answers)
             if big and any(sizes[rel] >= BIG_FILE_BYTES for rel, _ in answers):
                 pending.add(pool.submit(_parse_packed, str(root), [big.pop(0)]))
         progress(done + len(results))
