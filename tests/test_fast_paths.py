@@ -1,9 +1,11 @@
 # The extractor's shortcuts give what the plain way gives: the statement walk meets the
 # statements ast.walk meets, in its order; the names found called by reading the source
-# backwards are those the forward pattern finds.
+# backwards are those the forward pattern finds, and the calls inside expressions read
+# from the text hold every one the tree holds, each in its function.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import textwrap
 from pathlib import Path
@@ -12,8 +14,9 @@ import hypothesis.strategies as st
 from hypothesis import given, settings
 
 import errdex
+from errdex.extract.calls import RECEIVER, written_calls
+from errdex.extract.parse import parse_file
 from errdex.extract.syntax import child_statements, statements
-from errdex.extract.visitor import called_names
 
 _OWN_SOURCE = sorted(Path(errdex.__file__).parent.rglob("*.py"))
 # what the extractor used before reading backwards: the reference the shortcut must equal
@@ -79,10 +82,69 @@ def test_an_expression_holds_no_statements() -> None:
     assert list(child_statements(lambda_)) == []
 
 
+def called_names(text: str) -> frozenset[str]:
+    return written_calls(text, (), ()).names
+
+
 def test_called_names_equal_the_forward_pattern_on_real_source() -> None:
     for path in _OWN_SOURCE:
         text = path.read_text()
         assert called_names(text) == frozenset(_FORWARDS.findall(text)), path
+
+
+def _tree_calls(tree: ast.Module) -> set[tuple[str, str]]:
+    """(function, callee) of every call of a name or attribute chain in the tree, the
+    function its innermost def; a receiver that is not a name is RECEIVER
+    (`f(x).a.b()`: "<expr>.a.b")."""
+    found: set[tuple[str, str]] = set()
+
+    def callee(node: ast.expr) -> str:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute):
+            return f"{callee(node.value)}.{node.attr}"
+        return RECEIVER
+
+    def visit(node: ast.AST, function: str, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                qualname = f"{prefix}{child.name}"
+                # decorators and defaults run where the def is, the body in the function
+                outside = [*child.decorator_list, *child.args.defaults, *child.args.kw_defaults]
+                visit(
+                    ast.Module(body=[ast.Expr(e) for e in outside if e], type_ignores=[]),
+                    function,
+                    prefix,
+                )
+                visit(ast.Module(body=child.body, type_ignores=[]), qualname, qualname + ".")
+                continue
+            if isinstance(child, ast.ClassDef):
+                visit(child, function, f"{prefix}{child.name}.")
+                continue
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Name | ast.Attribute):
+                found.add((function, callee(child.func)))
+            visit(child, function, prefix)
+
+    visit(tree, "<module>", "")
+    return found
+
+
+def test_calls_read_from_the_text_hold_every_call_of_the_tree() -> None:
+    # strings and comments add calls of their own; none the tree holds is missed, and
+    # each is given to the function that writes it
+    for path in _OWN_SOURCE:
+        data = path.read_bytes()
+        facts = parse_file(data, str(path), "errdex.x")
+        read = {(c.function, c.callee) for c in facts.calls if not c.callee.startswith("super()")}
+        wanted = {
+            (function, written)
+            for function, written in _tree_calls(ast.parse(data))
+            if written.partition(".")[0] not in _NOT_READ
+        }
+        assert wanted - read == set(), path
+
+
+_NOT_READ = frozenset(dir(builtins))  # builtins are no function of ours
 
 
 # the characters that matter to either pattern, and a few that do not

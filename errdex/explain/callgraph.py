@@ -49,38 +49,68 @@ class CallGraph:
         self.called: set[str] = set()
         for f in facts:
             self.called |= f.called
+        # by the callee's last name: the calls that head a statement, and those written
+        # inside an expression (`nested`, for finding tests only)
         self.calls: dict[str, list[tuple[str, CallFact]]] = defaultdict(list)
+        self.nested: dict[str, list[tuple[str, CallFact]]] = defaultdict(list)
         for f in facts:
             for call in f.calls:
-                self.calls[call.callee.rsplit(".", 1)[-1]].append((f.module, call))
+                pool = self.nested if call.nested else self.calls
+                pool[call.callee.rsplit(".", 1)[-1]].append((f.module, call))
         self._callers: dict[str, list[str]] = {}
-        self._resolved: dict[tuple[str, str, str | None], str | None] = {}
+        self._reaching: dict[str, list[str]] = {}
+        # (module, callee, owner class, caller) -> what the call names
+        self._resolved: dict[tuple[str, str, str | None, str], str | None] = {}
+        self._wide: dict[tuple[str, str, str | None, str], str | None] = {}
         self._edges: dict[tuple[str, str], list[CallFact]] = defaultdict(list)
         self._written_bases = written_bases
         self._subclasses: dict[str, set[str]] | None = None
 
     def callers(self, target: str) -> list[str]:
-        """Module-qualified names of the functions that call `target`, sorted."""
-        if target in self._callers:
-            return self._callers[target]
-        self._callers[target] = []  # a cycle sees no callers
-        name = target.rsplit(".", 1)[-1]
-        wanted = target
-        if name in _CONSTRUCTORS:
-            wanted = target.rsplit(".", 1)[0]
-            name = wanted.rsplit(".", 1)[-1]
-        found: set[str] = set()
-        resolved = self._resolved
-        for module, call in self.calls.get(name, ()):
-            key = (module, call.callee, call.owner_class)
-            if key not in resolved:
-                resolved[key] = self.resolve(module, call)
-            if resolved[key] == wanted:
-                found.add(f"{module}.{call.function}")
-                self._edges[(f"{module}.{call.function}", target)].append(call)
-        found.discard(target)
-        self._callers[target] = sorted(found, key=lambda q: (q.endswith("<module>"), q))
+        """Module-qualified names of the functions that call `target` in a statement of
+        their own (what they pass is read), sorted."""
+        if target not in self._callers:
+            self._callers[target] = []  # a cycle sees no callers
+            self._callers[target] = self._find(target, self.calls, wide=False)
         return self._callers[target]
+
+    def reaching(self, target: str) -> list[str]:
+        """Every function that may run `target` as far as the graph can tell, for
+        finding tests: the callers, and calls written inside an expression (`return
+        b"".join(self.iter_bytes())`), through an inherited method (`self.m()` that a base
+        class defines), `super().m()`, or a function the caller defines. The explanations
+        read `callers` alone: what they say of who passes what was made on that graph."""
+        if target not in self._reaching:
+            self._reaching[target] = []
+            found = {
+                *self._find(target, self.calls, wide=True),
+                *self._find(target, self.nested, wide=True),
+            }
+            self._reaching[target] = sorted(found, key=lambda q: (q.endswith("<module>"), q))
+        return self._reaching[target]
+
+    def _find(
+        self, target: str, pool: dict[str, list[tuple[str, CallFact]]], *, wide: bool
+    ) -> list[str]:
+        name = target.rsplit(".", 1)[-1]
+        wanted = {target}
+        calls = pool.get(name, [])
+        if name in _CONSTRUCTORS:  # `Class(...)`, and (wide) a subclass's `super().__init__()`
+            cls = target.rsplit(".", 1)[0]
+            wanted = {cls, target} if wide else {cls}
+            calls = [*pool.get(cls.rsplit(".", 1)[-1], ()), *(calls if wide else ())]
+        found: set[str] = set()
+        resolved = self._wide if wide else self._resolved
+        for module, call in calls:
+            key = (module, call.callee, call.owner_class, call.function if wide else "")
+            if key not in resolved:
+                resolved[key] = self.resolve(module, call, wide=wide)
+            if resolved[key] in wanted:
+                found.add(f"{module}.{call.function}")
+                if not wide:  # what the caller passes, for handoff
+                    self._edges[(f"{module}.{call.function}", target)].append(call)
+        found.discard(target)
+        return sorted(found, key=lambda q: (q.endswith("<module>"), q))
 
     def subclasses(self, cls: str) -> set[str]:
         """The module-qualified classes of the codebase that derive from `cls`, at any
@@ -131,13 +161,22 @@ class CallGraph:
             return None
         return found if found in self.classes else None
 
-    def resolve(self, module: str, call: CallFact) -> str | None:
-        """The function or class a call names, or None when it cannot be told."""
+    def resolve(self, module: str, call: CallFact, *, wide: bool = False) -> str | None:
+        """The function or class a call names, or None when it cannot be told; `wide`:
+        also through base classes, `super()` and the caller's own nested functions."""
         head, _, rest = call.callee.partition(".")
         if head in ("self", "cls"):
             if call.owner_class is None or not rest or "." in rest:
                 return None
+            if wide:
+                return self._inherited(f"{module}.{call.owner_class}", rest)
             return f"{module}.{call.owner_class}.{rest}"
+        if wide and head == "super()":  # `super().__init__(...)`: a base's
+            if call.owner_class is None or not rest or "." in rest:
+                return None
+            return self._inherited(f"{module}.{call.owner_class}", rest, own=False)
+        if wide and not rest and f"{module}.{call.function}.{head}" in self.functions:
+            return f"{module}.{call.function}.{head}"  # a function the caller defines
         imports = self.imports.get(module, {})
         if head in imports:
             return self._follow(imports[head] + ("." + rest if rest else ""))
@@ -147,6 +186,26 @@ class CallGraph:
         if rest and last in self.unique_names and not last.startswith("__"):
             return self.by_short[last]
         return None
+
+    def _inherited(self, cls: str, method: str, *, own: bool = True) -> str | None:
+        """`cls.method`, or where a base class of `cls` defines the method when `cls`
+        itself does not (breadth first, as the MRO mostly goes); `own=False`: a base's
+        alone, as `super()` finds it (None when none of the codebase does)."""
+        seen = {cls}
+        todo = [cls]
+        while todo:
+            current = todo.pop(0)
+            if (own or current != cls) and f"{current}.{method}" in self.functions:
+                return f"{current}.{method}"
+            module = current
+            while module and module not in self.modules:
+                module = module.rpartition(".")[0]
+            for base in self._written_bases.get(current, ()):
+                found = self._class_named(module, base)
+                if found is not None and found not in seen:
+                    seen.add(found)
+                    todo.append(found)
+        return f"{cls}.{method}" if own else None
 
     def _follow(self, qualified: str) -> str:
         """Follow re-exports (`from .x import Y` in a package) to where Y is defined."""

@@ -18,10 +18,12 @@ _BY_TEXT, _BY_REACH, _BY_NAME = 0, 1, 2  # the message checked; the class, and t
 _MAX_REACH = 200  # callers followed per site function, at most
 _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
 _CLASS_DEPTH = 1  # callers between a class-only test's call and the site, at most
+_TYPED_DEPTH = 8  # the same, for a call of a function or method the test names exactly
 _GENERIC = frozenset({"Exception", "BaseException"})
 _AMBIGUOUS = 3  # a pattern fitting more sites than this needs the test to name one
 _TOO_VAGUE = 25  # a pattern fitting more sites than this says nothing
 _WORD = re.compile(r"[a-z_]{4,}")
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")  # MAX_RANGE, not a class or `X`
 _HOLE = "\x00"
 _MIN_LITERAL = 6  # letters a pattern must pin down to say anything
 _MIN_FITTED = 8  # characters of a pattern the template's literal text must account for
@@ -159,7 +161,7 @@ class Reach:
                 nxt: list[str] = []
                 for qualified in layer:
                     found.update(self._called_as(qualified))
-                    for caller in self.graph.callers(qualified):
+                    for caller in self.graph.reaching(qualified):
                         if caller not in seen and len(seen) < _MAX_REACH:
                             seen.add(caller)
                             nxt.append(caller)
@@ -174,11 +176,17 @@ class Reach:
         """How a test names a call of `qualified`: its short name, and for a method,
         `Class.method` for its class and each class that inherits it (a test that made the
         object knows its class)."""
-        names = {_short_name(qualified)}
+        short = _short_name(qualified)
+        names = {short}
         owner, _, method = qualified.rpartition(".")
         if owner in self.graph.classes and method not in _CONSTRUCTORS:
             for cls in (owner, *self.graph.subclasses(owner)):
                 names.add(f"{cls.rsplit('.', 1)[-1]}.{method}")
+        else:  # a function or a class, called through its module or the package
+            module = owner.rpartition(".")[0] if method in _CONSTRUCTORS else owner
+            if module in self.graph.modules:
+                names.add(f"{module.split('.', 1)[0]}.{short}")
+                names.add(f"{module.rsplit('.', 1)[-1]}.{short}")
         return names
 
 
@@ -259,21 +267,41 @@ class TestIndex:
         calls = expectation.calls
         typed = any("." in call for call in calls)
         if own:
-            depth, anywhere = (MAX_DEPTH if typed else _CLASS_DEPTH), calls
+            depth, anywhere = (_TYPED_DEPTH if typed else _CLASS_DEPTH), calls
         else:
-            depth, anywhere = 0, _loose(calls)
+            depth = 0
+            anywhere = frozenset(c for c in calls if "." in c) if typed else _loose(calls)
             calls = frozenset(c for c in calls if not c.startswith("__"))
         reached = self.reached(expectation, candidates, depth, calls)
-        # and no other site of the class lies anywhere further down the calls
+        # the one raise of the class in the very method the test names by its class
+        direct = self.reached(expectation, candidates, 0, frozenset(c for c in calls if "." in c))
+        if not self.one_raise(direct):  # of those, the one that raises the very class
+            direct = self.exact(expectation, direct)
+        if self.one_raise(direct):
+            reached = direct
+        # else no other site of the class may lie anywhere further down the calls
         if self.one_raise(reached) and (
-            self.reached(expectation, candidates, calls=anywhere) == reached
+            reached is direct
+            or self.reached(expectation, candidates, max(depth, MAX_DEPTH), anywhere) == reached
         ):
+            # unless the test's name points to another site: the graph does not see
+            # every call (a method of an object made elsewhere), the author's name does
+            named = self.named_by_test(expectation, candidates, names)
+            if named and reached is not direct and not set(named) & set(reached):
+                return named, _BY_NAME
             return reached, _BY_REACH
         # else a class of the codebase that one site alone raises, when every raise of
         # the codebase names its class
         if not reached and own and not self.dynamic and self.one_raise(candidates):
             return candidates, _BY_REACH
-        return self.named_by_test(expectation, candidates, names), _BY_NAME
+        named = self.named_by_test(expectation, candidates, names)
+        if not named and reached:  # of the sites the calls reach, the one the name picks
+            named = self.named_by_test(expectation, reached)
+        return named, _BY_NAME
+
+    def exact(self, expectation: Expectation, hits: list[int]) -> list[int]:
+        """The hits that raise the very class expected, not a subclass of it."""
+        return [i for i in hits if self.sites[i].exception.name in expectation.exceptions]
 
     def held_alone(self, expectation: Expectation) -> list[int]:
         """For a class no `raise` of the codebase names: the one site whose raised class
@@ -322,8 +350,10 @@ class TestIndex:
         shared = {i: len(wanted & self._words_of(i)) for i in candidates}
         top = max(shared.values(), default=0)
         best = [i for i, count in shared.items() if count == top]
-        if len(best) > 1:
-            best = self.reached(expectation, best)
+        if len(best) > 1:  # told apart by the calls reaching one, else by the very class
+            best = self.reached(expectation, best) or best
+            if len(best) > 1:
+                best = self.exact(expectation, best)
         if top < least or len(best) != 1:
             return []
         if names is not None and not _named_in(self.sites[best[0]], names):
@@ -488,6 +518,8 @@ def _one_site(
         pool = {i: score for i, score in close.items() if _named_in(index.sites[i], names)}
         if not pool:  # a phrase of one template alone, word for word
             pool = _verbatim(pieces, close)
+        if not pool and len(scored) == 1 and len(close) == 1:
+            pool = close  # the one template of the codebase the pattern fits at all
     else:
         pool = close
     if not pool and len(scored) <= _TOO_VAGUE:
@@ -537,6 +569,9 @@ def _verbatim(pieces: tuple[str, ...], close: dict[int, int]) -> dict[int, int]:
 
 
 def _named_in(site: ErrorSite, names: frozenset[str]) -> bool:
-    """The test file mentions the raising function, or its class, by name."""
+    """The test file mentions the raising function, or its class, by name; or a constant
+    of the library the condition or message reads (`MAX_RANGE`, imported to exceed it)."""
     parts = site.location.function.split(".")
-    return any(p in names for p in parts if p != "<module>" and not p.startswith("__"))
+    if any(p in names for p in parts if p != "<module>" and not p.startswith("__")):
+        return True
+    return any(_CONSTANT.fullmatch(i.name) and i.name in names for i in site.inputs)

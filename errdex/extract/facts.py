@@ -94,13 +94,16 @@ class RawSite:
 
 @dataclass(frozen=True, kw_only=True)
 class CallFact:
-    """A call at the top of a statement (`f(...)`, `x = f(...)`, `return await f(...)`).
+    """A call at the top of a statement (`f(...)`, `x = f(...)`, `return await f(...)`),
+    or (`nested`) one written inside an expression.
 
     Calls standing alone as statements may reach raise helpers; all of them feed the
     best-effort call graph.
     """
 
-    callee: str  # as written: "fail", "self._fail", "errors.fail"
+    # as written: "fail", "self._fail", "errors.fail"; a method of a local the function
+    # made by calling a class by that class: "Session.request" for `session.request`
+    callee: str
     line: int
     function: str  # the caller's qualified name
     owner_class: str | None
@@ -109,6 +112,9 @@ class CallFact:
     # in order, then (keyword, source) pairs; what a caller hands on to its callee
     args: tuple[str | None, ...] = ()
     keywords: tuple[tuple[str, str | None], ...] = ()
+    # written inside an expression, found in the text (extract/calls.py): an edge of the
+    # call graph for finding tests only, its arguments not read
+    nested: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

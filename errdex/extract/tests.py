@@ -54,6 +54,7 @@ _ASSIGNED = re.compile(r"\b([a-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_][\w.]*\.)?([A-Z]\
 _WITH_AS = re.compile(
     r"\bwith[ \t]+(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*)\(.*\)[ \t]+as[ \t]+([a-z_]\w*)"
 )
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([A-Za-z_][\w.]*)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$", re.M)
 _METHOD = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)[ \t]*\(")
 _ATTRIBUTE = re.compile(r"\b([a-z_]\w*)\.([A-Za-z_]\w*)\b(?![ \t]*[(\w])")
 # `x[...]` on one line: after `del ` (group 1), the object (2), set with `=` (group 3)
@@ -217,6 +218,7 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
     defs: _Defs | None = None
     line, counted = 1, 0
     aliases: dict[str, str] | None = None  # `import X as Y`: Y names X; read when needed
+    modules: dict[str, str] | None = None  # `import requests`: what calls go through
     for call in _CALL.finditer(text):
         at = call.start() - 1
         if at < 0:
@@ -261,7 +263,9 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         if len(node.args) > 1:  # pytest.raises(Exc, func, ...): the call is an argument
             calls = frozenset(n for n in _names(node.args[1]) if n not in _NOT_CALLS)
         else:
-            calls = _block_calls(text, call.start(), start)
+            if modules is None:
+                modules = _imported_modules(text)
+            calls = _block_calls(text, call.start(), start, modules)
         if aliases is None:
             aliases = _aliases(text)
         for expected in _expected_classes(node.args[0], exceptions, params):
@@ -404,11 +408,22 @@ def _aliases(text: str) -> dict[str, str]:
     return found
 
 
-def _block_calls(text: str, at: int, test_start: int) -> frozenset[str]:
+def _imported_modules(text: str) -> dict[str, str]:
+    """The modules a test file imports whole (`import requests`, `import a.b as c`):
+    the name each is called through -> the module's last segment."""
+    return {
+        m.group(2) or m.group(1).rsplit(".", 1)[-1]: m.group(1).rsplit(".", 1)[-1]
+        for m in _IMPORT.finditer(text)
+        if m.group(2) or "." not in m.group(1)
+    }
+
+
+def _block_calls(text: str, at: int, test_start: int, modules: dict[str, str]) -> frozenset[str]:
     """The names called in the `with` block that a raises call at `at` opens: the lines
     after it indented deeper than its own (empty when it opens no block). A method called
     on an object the test made (`client = Client(...)`, `with Client() as client`, from
-    `test_start` on) is named with its class: `Client.get`."""
+    `test_start` on) is named with its class: `Client.get`; a function called through a
+    module the file imports, with the module: `requests.get`."""
     start = text.rfind("\n", 0, at) + 1
     head = text[start:at]
     if not head.lstrip().startswith("with "):
@@ -426,7 +441,7 @@ def _block_calls(text: str, at: int, test_start: int) -> frozenset[str]:
             break
         body.append(line)
     code = _QUOTED.sub('""', "\n".join(body))
-    made = _made(_QUOTED.sub('""', text[test_start:start]) + "\n" + code)
+    made = {**modules, **_made(_QUOTED.sub('""', text[test_start:start]) + "\n" + code)}
     typed: set[str] = set()
     untyped = _METHOD.sub(lambda m: _typed(m, made, typed), code)
     # `response.request`, `del headers["x"]`: a property or a dunder of a made object

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from errdex.extract.calls import written_calls
 from errdex.extract.classes import (
     class_delegation,
     class_recipe,
@@ -212,6 +213,7 @@ class FileVisitor:
         self.texts = self._module_texts(tree.body)
         scope = Scope(qualname="<module>", owner_class=None)
         self.walk(tree.body, _Block(guards=(), env={}), scope)
+        calls = written_calls(self.source, self.functions, self.calls)
         return FileFacts(
             path=self.path,
             module=self.module,
@@ -221,12 +223,12 @@ class FileVisitor:
             factories=tuple(self.factories),
             constants=tuple(self.constants.values()),
             sites=tuple(self.sites),
-            calls=tuple(self.calls),
+            calls=(*self.calls, *calls.nested),
             functions=tuple(self.functions),
             call_sites=tuple(self.call_sites),
             lines=len(self.lines),
             knobs=knob_facts(tree, self.source, self.lines, self.render),
-            called=called_names(self.source),
+            called=calls.names,
             stars=tuple(self.stars),
         )
 
@@ -314,6 +316,24 @@ class FileVisitor:
             if block.guards and kind not in _HEADERS:
                 self._note_writes([stmt], stmt.lineno)
         return exits(stmts)
+
+    def _callee(self, func: ast.expr, scope: Scope) -> str:
+        """The callee as written; a method of a local the function made by calling a class
+        (`session = Session()`, `with Session() as session`) named by that class:
+        `session.request` -> `Session.request`, which the call graph can resolve."""
+        name = dotted(func)
+        head, dot, rest = name.partition(".")
+        if not dot or scope.node is None or head in scope.params:
+            return name
+        bound = scope.assigned.get(head)
+        if bound is None or bound[1]:
+            return name
+        value = bound[0]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
+            made = dotted(value.func)
+            if made.rsplit(".", 1)[-1][:1].isupper():
+                return f"{made}.{rest}"
+        return name
 
     def _note_writes(self, nodes: list[ast.AST], line: int) -> None:
         self.writes.append((line, nodes))
@@ -534,7 +554,7 @@ class FileVisitor:
             call, alone = call.value, False
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name | ast.Attribute)):
             return
-        callee = dotted(call.func)
+        callee = self._callee(call.func, scope)
         self.calls.append(
             CallFact(
                 callee=callee,
@@ -1142,21 +1162,7 @@ def _simple(node: ast.expr) -> str | None:
 
 
 _STDLIB = frozenset(sys.stdlib_module_names)
-# `name(` where the name is not that of a `def` or `class`, found in the source read
-# backwards: the search then starts at the literal "(" and skips ahead to each one, where
-# forwards it would try every character as the start of a name (8x slower on vllm).
-# The same names as r"(?<!def )(?<!class )\b([A-Za-z_]\w*)\s*\(" forwards.
-_CALLED_BACKWARDS = re.compile(r"\(\s*(\w+)(?!\w)(?! fed)(?! ssalc)")
-_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _PARSE_ARGS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
-
-
-def called_names(source: str) -> frozenset[str]:
-    """Every name written as called (`name(`) in `source`, strings and comments included,
-    except those a `def` or `class` defines."""
-    return frozenset(
-        found[::-1] for found in _CALLED_BACKWARDS.findall(source[::-1]) if found[-1] in _NAME_START
-    )
 
 
 def _namespace(scope: Scope, name: str, parameter: Input | None) -> bool:
