@@ -398,6 +398,33 @@ def test_an_import_names_the_distribution_and_the_packages_own_extra(tmp_path: P
     assert idna[0] == "Install `idna` (`pip install idna`), which webby requires"
 
 
+def test_a_condition_that_looks_a_module_up_names_what_to_install(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/attention.py": """
+                import importlib.util
+
+
+                def pick_backend(name):
+                    if name == "flash" and importlib.util.find_spec("flash_attn") is None:
+                        raise ImportError("the flash backend is not available")
+
+
+                def pick_other(name):
+                    if name == "other" and find_backend("flash_attn") is None:
+                        raise ImportError("the other backend is not available")
+            """,
+        },
+    )
+    flash = body(sites["the flash backend is not available"]).solutions
+    assert flash[0] == "Install the package that provides the `flash_attn` module"
+    # a call of another name looks nothing up that the code says
+    other = body(sites["the other backend is not available"]).solutions
+    assert not any("flash_attn" in s for s in other)
+
+
 def test_a_missing_attribute_of_an_installed_distribution(tmp_path: Path) -> None:
     sites = explained(
         tmp_path,

@@ -19,7 +19,7 @@ from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import Clause, literal, parse_input
 from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
 from errdex.explain.title import display
-from errdex.expr import BoolOp, Call, Expr, IsInstance, Membership, target_source
+from errdex.expr import BoolOp, Call, Constant, Expr, IsInstance, Membership, target_source
 from errdex.model import Fix, Hole, Input, Knob
 
 MAX_SOLUTIONS = 6
@@ -45,6 +45,8 @@ _ANYWHERE = re.compile(
 _TOKEN = re.compile(r"`([^`]+)`|(?<![\w-])(--[a-z][\w-]*|[A-Z][A-Z0-9_]{3,}|[a-z]\w*_\w+)")
 _EXC_IMPORT = ("ImportError", "ModuleNotFoundError")
 _IMPORTED = re.compile(r"^(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\b)")
+_IMPORTERS = ("import_module", "find_spec", "__import__")
+# the same in the source of a `try` block's statement (`mod = import_module("x")`)
 _IMPORT_CALL = re.compile(r"(?:import_module|find_spec|__import__)\(\s*['\"]([\w.]+)['\"]")
 # Import names that differ from the distribution that provides them (well known ones).
 _DISTRIBUTIONS = {
@@ -850,9 +852,9 @@ def _dependencies(analysis: Analysis, context: Context, *, advised: bool) -> lis
     importing = _importing(analysis)
     modules = _imported(analysis) if importing else []
     for guard in site.guard:
-        found = _IMPORT_CALL.search(guard.test)
-        if found and found.group(1) not in modules:
-            modules.append(found.group(1))
+        for module in _imported_by_call(guard.tree):
+            if module not in modules:
+                modules.append(module)
     message = site.message.literal_text if site.message is not None else ""
     out += _missing_attributes(analysis)
     for module in modules:
@@ -866,6 +868,18 @@ def _dependencies(analysis: Analysis, context: Context, *, advised: bool) -> lis
             Fix(text="Install the optional dependency this feature imports", kind="dependency")
         )
     return out
+
+
+def _imported_by_call(tree: Expr | None) -> list[str]:
+    """The modules a condition imports by name: `find_spec("flash_attn") is None`,
+    `importlib.import_module("x")`, read from its tree."""
+    found: list[str] = []
+    for node in () if tree is None else tree.walk():
+        if isinstance(node, Call) and node.name in _IMPORTERS and node.args:
+            first = node.args[0]
+            if isinstance(first, Constant) and isinstance(first.value, str):
+                found.append(first.value)
+    return found
 
 
 def _missing_attributes(analysis: Analysis) -> list[Fix]:
