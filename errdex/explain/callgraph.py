@@ -49,6 +49,8 @@ class CallGraph:
         self.called: set[str] = set()
         for f in facts:
             self.called |= f.called
+        # the functions that call what no name says: what lies below them is not all seen
+        self.opaque = {f"{f.module}.{q}" for f in facts for q in f.opaque}
         # by the callee's last name: the calls that head a statement, and those written
         # inside an expression (`nested`, for finding tests only)
         self.calls: dict[str, list[tuple[str, CallFact]]] = defaultdict(list)

@@ -277,9 +277,14 @@ class TestIndex:
         direct = self.reached(expectation, candidates, 0, frozenset(c for c in calls if "." in c))
         if not self.one_raise(direct):  # of those, the one that raises the very class
             direct = self.exact(expectation, direct)
-        if self.one_raise(direct):
+        # ... when the test's name says a word of it (a raise further down the method, of
+        # the same class, is what a test named for something else is after)
+        if self.one_raise(direct) and self.name_shares(expectation, direct[0]):
             reached = direct
-        # else no other site of the class may lie anywhere further down the calls
+        # else no other site of the class may lie anywhere further down the calls, as far
+        # as the graph can tell: not when the site's function calls what no name says
+        if reached and self.opaque(reached[0]):
+            reached = direct = []
         if self.one_raise(reached) and (
             reached is direct
             or self.reached(expectation, candidates, max(depth, MAX_DEPTH), anywhere) == reached
@@ -294,10 +299,18 @@ class TestIndex:
         # the codebase names its class
         if not reached and own and not self.dynamic and self.one_raise(candidates):
             return candidates, _BY_REACH
-        named = self.named_by_test(expectation, candidates, names)
-        if not named and reached:  # of the sites the calls reach, the one the name picks
-            named = self.named_by_test(expectation, reached)
-        return named, _BY_NAME
+        return self.named_by_test(expectation, candidates, names), _BY_NAME
+
+    def opaque(self, i: int) -> bool:
+        """Whether the site's function calls what no name says (`handlers[kind](v)`)."""
+        if self.reach is None:
+            return False
+        target = self.reach.targets[i]
+        return target is not None and target in self.reach.graph.opaque
+
+    def name_shares(self, expectation: Expectation, i: int) -> bool:
+        """Whether the test's name and the site's function or message share a word."""
+        return bool(name_words(expectation.test.name.rsplit(".", 1)[-1]) & self._words_of(i))
 
     def exact(self, expectation: Expectation, hits: list[int]) -> list[int]:
         """The hits that raise the very class expected, not a subclass of it."""
@@ -356,7 +369,7 @@ class TestIndex:
                 best = self.exact(expectation, best)
         if top < least or len(best) != 1:
             return []
-        if names is not None and not _named_in(self.sites[best[0]], names):
+        if names is not None and not _named_in(self.sites[best[0]], names, constants=True):
             return []
         return best
 
@@ -518,8 +531,8 @@ def _one_site(
         pool = {i: score for i, score in close.items() if _named_in(index.sites[i], names)}
         if not pool:  # a phrase of one template alone, word for word
             pool = _verbatim(pieces, close)
-        if not pool and len(scored) == 1 and len(close) == 1:
-            pool = close  # the one template of the codebase the pattern fits at all
+        if not pool and len(scored) == 1 and _phrase_of_a_class(pieces, expectation):
+            pool = close  # a phrase that of all templates fits this one alone
     else:
         pool = close
     if not pool and len(scored) <= _TOO_VAGUE:
@@ -554,6 +567,12 @@ def _printed_site(
     return None
 
 
+def _phrase_of_a_class(pieces: tuple[str, ...], expectation: Expectation) -> bool:
+    """Words (not one name: a parameter's value checked in the message, `FLASH_ATTN`)
+    checked with a class more telling than Exception."""
+    return any(" " in p.strip() for p in pieces) and not expectation.exceptions & _GENERIC
+
+
 def _loose(calls: frozenset[str]) -> frozenset[str]:
     """The calls with each method called on an object of a known class also by its bare
     name (`Client.get` and `get`)."""
@@ -568,10 +587,14 @@ def _verbatim(pieces: tuple[str, ...], close: dict[int, int]) -> dict[int, int]:
     return whole if length >= _PHRASE and len(whole) == 1 else {}
 
 
-def _named_in(site: ErrorSite, names: frozenset[str]) -> bool:
-    """The test file mentions the raising function, or its class, by name; or a constant
-    of the library the condition or message reads (`MAX_RANGE`, imported to exceed it)."""
+def _named_in(site: ErrorSite, names: frozenset[str], *, constants: bool = False) -> bool:
+    """The test file mentions the raising function, or its class, by name; `constants`:
+    or a constant of the module the condition or message reads (`MAX_RANGE`, imported
+    to exceed it)."""
     parts = site.location.function.split(".")
     if any(p in names for p in parts if p != "<module>" and not p.startswith("__")):
         return True
-    return any(_CONSTANT.fullmatch(i.name) and i.name in names for i in site.inputs)
+    return constants and any(
+        i.kind == "constant" and _CONSTANT.fullmatch(i.name) and i.name in names
+        for i in site.inputs
+    )

@@ -32,10 +32,15 @@ _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 RECEIVER = "<expr>"  # stands for a receiver that is not a name: `f().close()`
 
 
+# a call of what a subscript or a call gives (`handlers[kind](x)`, `make()(x)`)
+_OPAQUE = re.compile(r"[\])][ \t]*\(")
+
+
 @dataclass(frozen=True, slots=True)
 class Calls:
     names: frozenset[str]  # every name written as called, but those a def or class makes
     nested: tuple[CallFact, ...]  # the calls no statement heads, once per function
+    opaque: frozenset[str]  # the functions that call what no name says
 
 
 def written_calls(
@@ -81,7 +86,16 @@ def written_calls(
                 nested=True,
             )
         )
-    return Calls(names=frozenset(n[::-1] for n in names), nested=tuple(out))
+    opaque: set[str] = set()
+    line, read = 1, 0
+    for m in _OPAQUE.finditer(source):
+        line += source.count("\n", read, m.start())
+        read = m.start()
+        owner = scope[line]
+        opaque.add(functions[owner].qualname if owner >= 0 else "<module>")
+    return Calls(
+        names=frozenset(n[::-1] for n in names), nested=tuple(out), opaque=frozenset(opaque)
+    )
 
 
 def _scopes(functions: Sequence[FunctionFact], lines: int) -> list[int]:

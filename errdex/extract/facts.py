@@ -191,6 +191,9 @@ class FileFacts:
     # graph does not follow (inside a comprehension, an argument, a lambda)
     called: frozenset[str] = frozenset()
     stars: tuple[str, ...] = ()  # modules the file imports everything from (`from .x import *`)
+    # functions that call what no name says (`handlers[kind](value)`, `make()(x)`): what
+    # they run the call graph cannot tell
+    opaque: frozenset[str] = frozenset()
     # functions that return a new exception (`return ValueError(f"...")`), for
     # `raise make_error(...)`: their `exception` and `message` are those of the return
     factories: tuple[HelperFact, ...] = ()

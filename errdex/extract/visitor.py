@@ -229,6 +229,7 @@ class FileVisitor:
             lines=len(self.lines),
             knobs=knob_facts(tree, self.source, self.lines, self.render),
             called=calls.names,
+            opaque=calls.opaque,
             stars=tuple(self.stars),
         )
 
