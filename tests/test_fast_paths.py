@@ -163,3 +163,10 @@ def test_called_names_equal_the_forward_pattern_on_any_text(text: str) -> None:
 @given(st.text(max_size=200))
 def test_called_names_equal_the_forward_pattern_on_random_text(text: str) -> None:
     assert called_names(text) == frozenset(_FORWARDS.findall(text))
+
+
+def test_a_call_of_a_function_named_like_a_soft_keyword_is_read() -> None:
+    # `match` and `case` are names too; `len(` and `if (` are not calls of ours
+    source = "def f(x):\n    if (x):\n        return match(x) + len(x)\n"
+    facts = parse_file(source.encode(), "m.py", "m")
+    assert {(c.function, c.callee) for c in facts.calls} == {("f", "match")}

@@ -24,10 +24,9 @@ from errdex.extract.facts import CallFact, FunctionFact
 # expression other than a name comes before it (`x().name(`: a receiver of unknown class)
 _CALLED_BACKWARDS = re.compile(r"\(\s*(\w+(?:\.\w+)*)(?!\w)(?! fed)(?! ssalc)(\.)?")
 # keywords (`if (`, `return (x)`) and builtins (`len(x)`): no function of the codebase,
-# as the backwards search reads them
-_NOT_CALLED = frozenset(
-    name[::-1] for name in (*keyword.kwlist, *keyword.softkwlist, *dir(builtins))
-)
+# as the backwards search reads them. Not the soft keywords: `match(x)` may well call a
+# function (and `match (a, b):` is a statement whose edge leads nowhere)
+_NOT_CALLED = frozenset(name[::-1] for name in (*keyword.kwlist, *dir(builtins)))
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 RECEIVER = "<expr>"  # stands for a receiver that is not a name: `f().close()`
 
