@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import metadata, resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +33,7 @@ from xml.sax.saxutils import escape as xml_escape
 from errdex import codec, rank
 from errdex.errors import ErrdexError
 from errdex.model import StoredSnapshot
-from errdex.store import Store
+from errdex.store import Store, open_store
 from errdex.web import views
 from errdex.web.data import WebData
 from errdex.web.links import Links, segment
@@ -383,14 +383,19 @@ def _url_parts(url: str) -> list[str]:
 class _Site:
     """The pages of one export as they are written: each page's HTML and JSON twin.
     A page whose inputs are those the earlier export made it from, and whose files are
-    as it left them, is kept without being built. The others are built here; with
-    `workers` > 1 they are rendered in that many processes (rendering, mostly Pygments,
-    is the cost), started at the first page that needs it."""
+    as it left them, is kept without being built. The pages that read records (errors
+    and package versions) are built, rendered and written by a _Builder: with `workers`
+    > 1, one in each of that many processes, started at the first page that needs one,
+    each over the store opened again there (reading and decoding the records, rendering,
+    mostly Pygments, and writing are the cost; only what was written comes back). This
+    process keeps the manifest, and builds the few pages made of the snapshots alone."""
 
     def __init__(self, store: Store, root: Path, base_url: str, workers: int) -> None:
         self.store = store
+        self.root = root
         self.base_url = base_url
-        self.workers = workers
+        self.location = _location(store)
+        self.workers = workers if self.location is not None else 1
         self.data = WebData(store, recheck=float("inf"))
         self.links = Links(static_site=True)
         self.key = _key(_MANIFEST_FORMAT, _renderer_version(), base_url, rank.FIELDS)
@@ -400,8 +405,10 @@ class _Site:
         self.urls: list[str] = []
         self.rendered = 0
         self._renderer: Renderer | None = None
+        self._builder: _Builder | None = None
         self._pool: ProcessPoolExecutor | None = None
-        self.pending: deque[tuple[str, list[str], str, tuple[str, ...], Future[str]]] = deque()
+        self._pending: deque[tuple[Future[list[_Wrote]], Callable[[list[_Wrote]], None]]]
+        self._pending = deque()
 
     @property
     def renderer(self) -> Renderer:
@@ -415,11 +422,12 @@ class _Site:
         if self._pool is None:
             from errdex.extract import process_context
 
+            assert self.location is not None, "workers only for a store they can open"
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers,
                 mp_context=process_context(),
                 initializer=_start_worker,
-                initargs=(self.base_url,),
+                initargs=(self.location, self.root, self.earlier, self.base_url),
             )
         return self._pool
 
@@ -434,63 +442,145 @@ class _Site:
             self.urls.append(url)
         return earlier
 
-    def page(
-        self,
-        url: str,
-        built: Page,
-        inputs: str,
-        *,
-        twin: str | None = None,
-        related: tuple[str, ...] = (),
-    ) -> None:
-        """Write `built` at `url`, and its context as JSON at `twin` if given."""
+    def page(self, url: str, built: Page, inputs: str, *, twin: str | None = None) -> None:
+        """Write `built` at `url`, and its context as JSON at `twin` if given (here: the
+        pages made of the snapshots alone are quick to render)."""
         files: tuple[str, ...] = ()
         if twin is not None:
             files = (self.out.write(_url_parts(twin), codec.dumps(built.context)),)
-        parts = [*_url_parts(url), "index.html"]
-        files += ("/".join(parts),)
+        html = self.renderer.render(built, path=url)
+        files += (self.out.write([*_url_parts(url), "index.html"], html),)
         self.urls.append(url)
         self.rendered += 1
-        if self.workers <= 1:
-            self.out.write(parts, self.renderer.render(built, path=url))
-            self.made[url] = _Made(inputs, related, files)
-            return
-        # The Record itself is not rendered (its JSON is the context): not sent either.
-        sent = replace(built, extra={k: v for k, v in built.extra.items() if k != "record"})
-        rendering = self._workers().submit(_render, sent, url)
-        self.pending.append((url, parts, inputs, related, rendering))
-        self.made[url] = _Made(inputs, related, files)
-        while len(self.pending) > _IN_FLIGHT:
-            self._write_oldest()
+        self.made[url] = _Made(inputs, (), files)
 
-    def _write_oldest(self) -> None:
-        _, parts, _, _, rendered = self.pending.popleft()
-        self.out.write(parts, rendered.result())
+    def build(self, url: str) -> None:
+        """Hold the place of the page at `url`, which a builder makes (see `built`): the
+        sitemap and the manifest list pages in the order they were asked for."""
+        self.urls.append(url)
+        self.made[url] = _BUILDING
+
+    def built(self, url: str, inputs: str, wrote: _Wrote) -> None:
+        """Take in what a builder wrote for the page at `url`, made from `inputs`."""
+        assert self.made.get(url) is _BUILDING, f"{url} was not asked for"
+        self.made[url] = _Made(inputs, wrote.related, tuple(name for name, _ in wrote.files))
+        self.out.made.update(wrote.files)
+        self.out.unchanged += wrote.unchanged
+        self.rendered += 1
+
+    def run(self, task: _Task, then: Callable[[list[_Wrote]], None]) -> None:
+        """Run `task` on a builder, in a worker if there are workers; `then` takes what
+        it wrote, in the order the tasks were run (`wait`)."""
+        if self.workers <= 1:
+            if self._builder is None:
+                self._builder = _Builder(self.store, self.root, self.earlier, self.base_url)
+            then(task(self._builder))
+            return
+        self._pending.append((self._workers().submit(_in_worker, task), then))
+
+    def wait(self) -> None:
+        """Take in what every task run in the workers wrote."""
+        while self._pending:
+            done, then = self._pending.popleft()
+            then(done.result())
 
     def close(self) -> None:
-        """Write what the workers still render, and stop them."""
-        try:
-            while self.pending:
-                self._write_oldest()
-        finally:
-            if self._pool is not None:
-                self._pool.shutdown(cancel_futures=True)
+        """Stop the workers (what they had still to do is dropped)."""
+        self._pending.clear()
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
 
 
-_IN_FLIGHT = 256  # pages rendered ahead of their writing, at most
-_worker_renderer: Renderer | None = None
+_BUILDING = _Made("", (), ())  # a page a builder has still to make
 
 
-def _start_worker(base_url: str) -> None:
-    from errdex.web.render import Renderer
+def _location(store: Store) -> str | Path | None:
+    """Where a render worker opens `store` again: the PostgreSQL URL or the SQLite file
+    the backend was opened with; None for a store that keeps neither (then its pages are
+    built in the exporting process)."""
+    for name in ("url", "path"):
+        found = getattr(store, name, None)
+        if isinstance(found, str | Path):
+            return found
+    return None
 
-    global _worker_renderer
-    _worker_renderer = Renderer(Links(static_site=True), canonical_base=base_url)
+
+@dataclass(frozen=True, slots=True)
+class _Wrote:
+    """What a builder wrote for one page: its files (the JSON twin first) with their
+    manifest entries, how many of them were on disk already, the ids the page links to."""
+
+    files: tuple[tuple[str, _File], ...]
+    unchanged: int
+    related: tuple[str, ...] = ()
 
 
-def _render(built: Page, url: str) -> str:
-    assert _worker_renderer is not None, "the worker was started by _start_worker"
-    return _worker_renderer.render(built, path=url)
+class _Builder:
+    """Builds the pages that read records with the server's views, renders and writes
+    them (in a render worker, or in the exporting process), and says what it wrote."""
+
+    def __init__(self, store: Store, root: Path, earlier: _Manifest, base_url: str) -> None:
+        from errdex.web.render import Renderer
+
+        self.data = WebData(store, recheck=float("inf"))
+        self.links = Links(static_site=True)
+        self.renderer = Renderer(self.links, canonical_base=base_url)
+        self.out = _Writer(root, earlier)
+
+    def errors(self, site_ids: Sequence[str]) -> list[_Wrote]:
+        """The page of each of `site_ids`, with its twin."""
+        wrote = []
+        for site_id in site_ids:
+            built = views.error(self.data, self.links, site_id)
+            related = views.related_ids(built.extra["record"])
+            twin = self.links.error_json(site_id)
+            wrote.append(self._write(self.links.error(site_id), built, twin, related))
+        return wrote
+
+    def package(self, package: str, version: str) -> _Wrote:
+        """The page of `package` `version` (every error it has), with its twin."""
+        built = views.package(
+            self.data, self.links, package, version, limit=views.MAX_PACKAGE_LIMIT * 100
+        )
+        url = self.links.package(package, version)
+        return self._write(url, built, self.links.package_json(package, version))
+
+    def _write(self, url: str, built: Page, twin: str, related: tuple[str, ...] = ()) -> _Wrote:
+        unchanged = self.out.unchanged
+        names = [self.out.write(_url_parts(twin), codec.dumps(built.context))]
+        html = self.renderer.render(built, path=url)
+        names.append(self.out.write([*_url_parts(url), "index.html"], html))
+        files = tuple((name, self.out.made.pop(name)) for name in names)
+        return _Wrote(files, self.out.unchanged - unchanged, related)
+
+
+_Task = Callable[[_Builder], list[_Wrote]]  # what a builder is asked to make
+
+
+def _errors_task(site_ids: tuple[str, ...], builder: _Builder) -> list[_Wrote]:
+    return builder.errors(site_ids)
+
+
+def _package_task(package: str, version: str, builder: _Builder) -> list[_Wrote]:
+    return [builder.package(package, version)]
+
+
+_CHUNK = 64  # error pages a worker is asked for at once, at most
+_worker_builder: _Builder | None = None
+
+
+def _start_worker(location: str | Path, root: Path, earlier: _Manifest, base_url: str) -> None:
+    from multiprocessing.util import Finalize
+
+    global _worker_builder
+    store = open_store(location, create=False)
+    Finalize(store, store.close, exitpriority=10)  # before the worker waits for threads
+    _worker_builder = _Builder(store, root, earlier, base_url)
+
+
+def _in_worker(task: _Task) -> list[_Wrote]:
+    assert _worker_builder is not None, "the worker was started by _start_worker"
+    return task(_worker_builder)
 
 
 def export_site(
@@ -568,41 +658,74 @@ def _write_pages(site: _Site, progress: Progress | None) -> int:
     if not site.kept("/", inputs):
         site.page("/", home, inputs, twin=links.packages_json())
     tick()
-    for snap in snapshots:
+    for snap in snapshots:  # the longest pages first, while the others wait
         url = links.package(snap.package, snap.version)
         inputs = _key(site.key, url, state.package(snap.package, snap.version))
-        if not site.kept(url, inputs):
-            built = views.package(
-                data, links, snap.package, snap.version, limit=views.MAX_PACKAGE_LIMIT * 100
-            )
-            twin = links.package_json(snap.package, snap.version)
-            site.page(url, built, inputs, twin=twin)
-        tick()
-    for site_id in ids:
-        _write_error(site, state, site_id)
-        tick()
+        if site.kept(url, inputs):
+            tick()
+            continue
+        site.build(url)
+        task = functools.partial(_package_task, snap.package, snap.version)
+        site.run(task, functools.partial(_package_built, site, url, inputs, tick))
+    _write_errors(site, state, ids, tick)
     search = views.search(data, links, "")
     inputs = _page_key(site.key, links.search(), search)
     if not site.kept(links.search(), inputs):
         site.page(links.search(), search, inputs)
     _write_search_index(site, state)
+    site.wait()
     tick()
     return len(ids)
 
 
-def _write_error(site: _Site, state: _State, site_id: str) -> None:
-    """The page of `site_id` and its twin, kept if neither its record nor those it
-    links to changed (the links, from the record, are the earlier export's then)."""
-    url = site.links.error(site_id)
-    earlier = site.earlier.pages.get(url)
-    if earlier is not None:
-        inputs = _key(site.key, url, state.error(site_id, earlier.related))
-        if site.kept(url, inputs):
-            return
-    built = views.error(site.data, site.links, site_id)
-    related = views.related_ids(built.extra["record"])
-    inputs = _key(site.key, url, state.error(site_id, related))
-    site.page(url, built, inputs, twin=site.links.error_json(site_id), related=related)
+def _package_built(
+    site: _Site, url: str, inputs: str, tick: Callable[[], None], wrote: list[_Wrote]
+) -> None:
+    (page,) = wrote
+    site.built(url, inputs, page)
+    tick()
+
+
+def _write_errors(site: _Site, state: _State, ids: Sequence[str], tick: Callable[[], None]) -> None:
+    """The page of each of `ids` and its twin, kept if neither its record nor those it
+    links to changed (the links, from the record, are the earlier export's then); the
+    others built a few at a time (neighbours, which link to each other)."""
+    size = max(1, min(_CHUNK, len(ids) // (4 * site.workers)))
+    todo: list[str] = []
+
+    def run() -> None:
+        batch = tuple(todo)
+        todo.clear()
+        task = functools.partial(_errors_task, batch)
+        site.run(task, functools.partial(_errors_built, site, state, batch, tick))
+
+    for site_id in ids:
+        url = site.links.error(site_id)
+        earlier = site.earlier.pages.get(url)
+        if earlier is not None:
+            inputs = _key(site.key, url, state.error(site_id, earlier.related))
+            if site.kept(url, inputs):
+                tick()
+                continue
+        site.build(url)
+        todo.append(site_id)
+        if len(todo) >= size:
+            run()
+    if todo:
+        run()
+
+
+def _errors_built(
+    site: _Site,
+    state: _State,
+    site_ids: tuple[str, ...],
+    tick: Callable[[], None],
+    wrote: list[_Wrote],
+) -> None:
+    for site_id, page in zip(site_ids, wrote, strict=True):
+        url = site.links.error(site_id)
+        site.built(url, _key(site.key, url, state.error(site_id, page.related)), page)
+        tick()
 
 
 def _write_search_index(site: _Site, state: _State) -> None:
