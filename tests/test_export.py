@@ -157,6 +157,20 @@ def test_pages_rendered_in_worker_processes_are_the_same(tmp_path: Path) -> None
     store.close()
 
 
+def test_workers_open_a_store_named_by_a_relative_path_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the workers build the error and package pages over the store opened again there
+    index_evil(tmp_path / "src", tmp_path / "errdex.sqlite").close()
+    monkeypatch.chdir(tmp_path)
+    store = open_store("errdex.sqlite", create=False)
+    here = export_site(store, "here", workers=1)
+    there = export_site(store, "there", workers=2)
+    assert there.rendered == there.pages == here.pages == 7
+    assert _tree(tmp_path / "here") == _tree(tmp_path / "there")
+    store.close()
+
+
 def _manifest(out: Path) -> dict[str, Any]:
     found: dict[str, Any] = json.loads((out / MANIFEST).read_text())
     return found
