@@ -112,6 +112,13 @@ class StoreBase(ABC):
         """The rows of `sql`, a batch at a time from the database; StoreError if it cannot
         be read."""
 
+    def _record_rows(
+        self, clause: str, params: Sequence[Any]
+    ) -> Generator[Sequence[Any], None, None]:
+        """The rows of `SELECT {_record_fields} {clause}`, streamed as `_stream` does: a
+        backend may read the bodies apart from the rest."""
+        return self._stream(f"SELECT {self._record_fields} {clause}", params)
+
     # -- reading ----------------------------------------------------------------------
 
     def snapshot_state(self, package: str, version: str) -> tuple[str, str] | None:
@@ -279,8 +286,8 @@ class StoreBase(ABC):
         sql, params = where
         m = self._mark
         with contextlib.closing(
-            self._stream(
-                f"SELECT {self._record_fields} {sql} {self._record_order} LIMIT {m} OFFSET {m}",
+            self._record_rows(
+                f"{sql} {self._record_order} LIMIT {m} OFFSET {m}",
                 [*params, self._no_limit if limit is None else limit, offset],
             )
         ) as rows:

@@ -117,6 +117,10 @@ _INSERT_RECORD = (
 )
 # What a query selects to make a record: the body and its snapshot's fields.
 _RECORD_FIELDS = "s.body, sn.package, sn.version, sn.repo_url, sn.commit_id, s.line, s.lines"
+# The same with the record's id in place of its body, which is read by id after the sort
+# (see SqliteStore._record_rows).
+_SORTED_FIELDS = "s.id, sn.package, sn.version, sn.repo_url, sn.commit_id, s.line, s.lines"
+_BODIES = "SELECT id, body FROM records WHERE id IN (SELECT value FROM json_each(?))"
 
 
 def _record_row(
@@ -624,12 +628,29 @@ class SqliteStore(StoreBase):
         return sql, params
 
     def _stream(self, sql: str, params: Sequence[Any]) -> Generator[Sequence[Any], None, None]:
+        for batch in self._batches(sql, params):
+            yield from batch
+
+    def _batches(self, sql: str, params: Sequence[Any]) -> Generator[list[Any], None, None]:
+        """The rows of `sql`, FETCH at a time."""
         try:
             cur = self._conn().execute(sql, params)
             while batch := cur.fetchmany(FETCH):
-                yield from batch
+                yield batch
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
+
+    def _record_rows(
+        self, clause: str, params: Sequence[Any]
+    ) -> Generator[Sequence[Any], None, None]:
+        # Sorted without their bodies, which are then read by id a batch at a time (on the
+        # same connection, so in the same read transaction): sorted with the rest of the
+        # row, 76 MB of bodies of 50,000 records went through SQLite's sorter and its
+        # temporary files, 0.72 s of CPU against 0.21 s for the same rows this way.
+        for batch in self._batches(f"SELECT {_SORTED_FIELDS} {clause}", params):
+            bodies = dict(self._read(_BODIES, [json.dumps([row[0] for row in batch])]))
+            for record_id, *rest in batch:
+                yield (bodies[record_id], *rest)
 
     def _search_words(
         self,
