@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from errdex.codec import dumps
 from tests.conftest import write_tree
 
 DEEP = "pkg/a_rather_long_folder_name/another_long_folder_name/yet_another_module.py"
@@ -114,6 +115,21 @@ def test_a_pipe_gets_whole_lines_and_nothing_that_acts_on_a_terminal(db: Path) -
     shown = errdex("show", site_id, db=db)
     assert shown.returncode == 0
     assert "\x1b" not in shown.stdout and ":smile:" in shown.stdout and "😄" not in shown.stdout
+
+
+def test_list_json_is_the_records_in_the_encoding_of_standard_output(db: Path) -> None:
+    """`list --json` writes the stored UTF-8 as it is, and the same text in the encoding
+    standard output was given otherwise."""
+
+    def listed(encoding: str) -> bytes:
+        env = {**os.environ, "ERRDEX_DB": str(db), "PYTHONIOENCODING": encoding}
+        command = [sys.executable, "-m", "errdex", "list", "--json"]
+        return subprocess.run(command, capture_output=True, env=env, check=True).stdout
+
+    utf8 = listed("utf-8")
+    records = json.loads(utf8)
+    assert len(records) == 3 and utf8 == dumps(records).encode()
+    assert listed("utf-16").decode("utf-16") == utf8.decode()
 
 
 def test_an_unchanged_index_reports_its_sites(tmp_path: Path) -> None:

@@ -400,7 +400,10 @@ def test_a_body_with_its_marks_filled_in_is_the_record_byte_for_byte(
     snapshot = dataclasses.replace(snap(version), commit=commit)
     tricky = Message(parts=(Text(text='{"line":12} at line 12 of 1.1.0 (commit 1) '),
                             Hole(expr="x")))  # fmt: skip
-    for original in [*fixture_sites(version, 100)[1], site("f" * 16, parts=tricky.parts)]:
+    # what the splice looks for, and a format string's own marks, inside the texts
+    odd = site("9" * 16, file='pkg/ä "q" \\%d\t/m.py', function='f},"snippet":{"start_line":1',
+               parts=(Text(text='5%s %d %% ","line": \x01 é'), Hole(expr="y")))  # fmt: skip
+    for original in [*fixture_sites(version, 100)[1], site("f" * 16, parts=tricky.parts), odd]:
         body = shared_body(original, version, commit)
         line = original.location.line
         text = shared_record_text(body, line, "pkg", version, snapshot.repo_url, commit)
@@ -702,3 +705,38 @@ def test_a_shared_record_reads_as_codec_writes_it(vllm_db: Store) -> None:
         marked += bool(body.lines) and str(record.commit) not in body.text
     assert count > 6000
     assert marked == count
+
+
+@pytest.mark.network
+def test_records_read_as_utf8_are_what_codec_writes_of_each(
+    vllm_db: Store, db_location: str
+) -> None:
+    """Every real vllm record, stored in each backend and read the fast way (`errdex
+    list --json`'s: each body patched as the bytes it is stored as, never decoded), is the
+    UTF-8 of what codec writes of the site, and of the typed record read back; a page of
+    them is that page; the CLI prints exactly `dumps` of them all."""
+    import subprocess
+    import sys
+
+    records = list(vllm_db.iter_records())
+    first = records[0]
+    snapshot = Snapshot(package=first.package, version=first.version, root=Path("/"),
+                        source="", repo_url=first.repo_url, commit=first.commit)  # fmt: skip
+    sites = [r.site for r in records]
+    expected = [dumps(site_to_json(s, snapshot)).rstrip("\n").encode() for s in sites]
+    assert len(expected) > 6000
+    assert any(not text.isascii() for text in expected)  # UTF-8 that is not ASCII, too
+    with open_store(db_location) as store:
+        store.write_snapshot(snapshot, sites, files=1, skipped=[], tree_hash="h", extractor="x")
+        fast = list(store.iter_records_utf8())
+        assert fast == expected
+        slow = [dumps(record_to_json(r)).rstrip("\n").encode() for r in store.iter_records()]
+        assert slow == expected
+        assert list(store.iter_records_utf8(limit=7, offset=3000)) == expected[3000:3007]
+    done = subprocess.run(
+        [sys.executable, "-m", "errdex", "list", "--json", "--db", db_location],
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    assert done.stdout == dumps([json.loads(text) for text in expected]).encode()

@@ -189,13 +189,24 @@ def write_json(value: Any) -> None:
     sys.stdout.flush()
 
 
-def write_json_text_array(texts: Iterable[str]) -> None:
-    """Print a JSON array of values given as their JSON text (codec's), as they come."""
+def write_json_utf8_array(texts: Iterable[bytes]) -> None:
+    """Print a JSON array of values given as the UTF-8 of their JSON text (codec's), as
+    they come: the bytes themselves when standard output writes UTF-8, else decoded."""
+    import codecs
+
     from errdex import codec
 
-    for piece in codec.join_array(texts):
-        sys.stdout.write(piece)
-    sys.stdout.flush()
+    stream = sys.stdout
+    raw = getattr(stream, "buffer", None)
+    if codecs.lookup(getattr(stream, "encoding", None) or "ascii").name != "utf-8":
+        raw = None
+    stream.flush()
+    for piece in codec.join_array_utf8(texts):
+        if raw is not None:
+            raw.write(piece)
+        else:
+            stream.write(piece.decode())
+    (stream if raw is None else raw).flush()
 
 
 def store_at(db: str | Path | None, *, create: bool = False) -> Store:

@@ -19,7 +19,7 @@ from errdex.cli.console import (
     out,
     store_at,
     write_json,
-    write_json_text_array,
+    write_json_utf8_array,
 )
 from errdex.markup import clip, plain, printable
 from errdex.model import ErrorSite, Record
@@ -49,7 +49,7 @@ def list_errors(
         _check_indexed(store, package, version)
         filters = (package, version, exception, file, limit)
         if as_json:  # streamed as stored: codec's text, not parsed and written again
-            write_json_text_array(_json_texts(store, *filters))
+            write_json_utf8_array(_json_texts(store, *filters))
             return
         records = list(
             store.iter_records(
@@ -98,8 +98,8 @@ def _json_texts(
     exception: str | None,
     file: str | None,
     limit: int | None,
-) -> Iterator[str]:
-    return store.iter_records_json(
+) -> Iterator[bytes]:
+    return store.iter_records_utf8(
         package=package, version=version, exception=exception, file_glob=file, limit=limit
     )
 

@@ -132,6 +132,20 @@ class Store(Protocol):
         streaming every record without parsing and writing it again."""
         ...
 
+    def iter_records_utf8(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[bytes]:
+        """The UTF-8 of what iter_records_json yields: for writing every record to a file
+        or a pipe without decoding it."""
+        ...
+
     def find_by_message(self, text: str) -> list[Record]:
         """Return records whose message is exactly `text`."""
         ...

@@ -24,23 +24,31 @@ from errdex.model import (
     StoredSnapshot,
 )
 from errdex.names import canonical as canonicalize_name
-from errdex.store._common import chosen_snapshots, sort_versions, unpack_body, version_key
+from errdex.store._common import (
+    chosen_snapshots,
+    sort_versions,
+    unpack_body,
+    unpack_lines,
+    version_key,
+)
 
 T = TypeVar("T")
 FETCH = 500  # rows fetched at a time when streaming records
 
 
-def record_text(row: Sequence[Any]) -> str:
-    """The record's JSON text from a row that starts with a backend's _record_fields: the
-    stored body, its snapshot's package, version, repo URL and commit, and its member's
-    line and packed lines."""
+def record_utf8(row: Sequence[Any]) -> bytes:
+    """The UTF-8 of the record's JSON text from a row that starts with a backend's
+    _record_fields: the stored body, its snapshot's package, version, repo URL and commit,
+    and its member's line and packed lines."""
     packed, package, version, repo_url, commit, line, lines = row[:7]
-    body = unpack_body(bytes(packed), line, bytes(lines))
-    return codec.shared_record_text(body, line, package, version, repo_url, commit)
+    return codec.shared_record_utf8(
+        unpack_body(packed), unpack_lines(line, bytes(lines)), line, package, version,
+        repo_url, commit,
+    )  # fmt: skip
 
 
-def record(text: str) -> Record:
-    """The Record of a record's JSON text."""
+def record(text: bytes | str) -> Record:
+    """The Record of a record's JSON text (or its UTF-8)."""
     return codec.record_from_json(json.loads(text))
 
 
@@ -257,7 +265,7 @@ class StoreBase(ABC):
         offset: int = 0,
     ) -> Iterator[Record]:
         """Yield the records list_records returns, a batch at a time from the database."""
-        for text in self.iter_records_json(
+        for text in self.iter_records_utf8(
             package=package,
             version=version,
             exception=exception,
@@ -280,6 +288,28 @@ class StoreBase(ABC):
         """Yield the JSON text of what iter_records yields, as codec wrote it when the
         snapshot was stored (codec.record_to_json of the same record says the same; both
         backends keep the same text), a batch at a time from the database."""
+        for text in self.iter_records_utf8(
+            package=package,
+            version=version,
+            exception=exception,
+            file_glob=file_glob,
+            limit=limit,
+            offset=offset,
+        ):
+            yield text.decode()
+
+    def iter_records_utf8(
+        self,
+        *,
+        package: str | None = None,
+        version: str | None = None,
+        exception: str | None = None,
+        file_glob: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[bytes]:
+        """Yield the UTF-8 of what iter_records_json yields: for writing the records
+        to a file or a pipe without decoding them."""
         where = self._where(package, version, exception, file_glob)
         if where is None:
             return
@@ -292,7 +322,7 @@ class StoreBase(ABC):
             )
         ) as rows:
             for row in rows:
-                yield record_text(row)
+                yield record_utf8(row)
 
     def get(
         self, site_id: str, *, package: str | None = None, version: str | None = None
@@ -316,7 +346,7 @@ class StoreBase(ABC):
         best = max(chosen, key=lambda r: (version_key(r[2]), r[1]))
         versions = sort_versions(list({r[2] for r in rows if r[1] == best[1]}))
         return dataclasses.replace(
-            record(record_text(best)), versions=tuple(versions), ai=self.enrichment(site_id)
+            record(record_utf8(best)), versions=tuple(versions), ai=self.enrichment(site_id)
         )
 
     def find_by_message(self, text: str) -> list[Record]:
@@ -331,7 +361,7 @@ class StoreBase(ABC):
             f"SELECT {self._record_fields} {sql} {self._message_is} {self._record_order}",
             [*params, text, text.strip()],
         )
-        return [record(record_text(r)) for r in rows]
+        return [record(record_utf8(r)) for r in rows]
 
     def search(
         self,

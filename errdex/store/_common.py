@@ -195,9 +195,9 @@ def unpack_lines(line: int, packed: bytes) -> tuple[int, ...]:
     return tuple(out)
 
 
-def unpack_body(packed: bytes, line: int, lines: bytes) -> SharedBody:
-    """The SharedBody of a stored body and its member's packed lines."""
-    return SharedBody(text=zlib.decompress(packed).decode(), lines=unpack_lines(line, lines))
+def unpack_body(packed: bytes) -> bytes:
+    """The UTF-8 of a stored body's text (SharedBody.text)."""
+    return zlib.decompress(packed)
 
 
 def search_texts(site: ErrorSite) -> tuple[str | None, ...]:

@@ -40,7 +40,7 @@ from errdex.model import (
 )
 from errdex.store import _postgres_index as index
 from errdex.store import _postgres_search as search
-from errdex.store._base import FETCH, StoreBase, T, record, record_text
+from errdex.store._base import FETCH, StoreBase, T, record, record_utf8
 from errdex.store._common import (
     index_columns,
     pack_body,
@@ -116,7 +116,7 @@ _RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id, m.l
 
 
 def _record(row: Sequence[Any]) -> Record:
-    return record(record_text(row))
+    return record(record_utf8(row))
 
 
 def _record_values(

@@ -26,7 +26,7 @@ from errdex.model import (
     Snapshot,
 )
 from errdex.store import _match_index
-from errdex.store._base import FETCH, StoreBase, T, record, record_text
+from errdex.store._base import FETCH, StoreBase, T, record, record_utf8
 from errdex.store._common import (
     pack_body,
     pack_lines,
@@ -702,7 +702,7 @@ class SqliteStore(StoreBase):
         }
         hits = tuple(
             SearchHit(
-                record=record(record_text(full[rowid, snapshot_id])),
+                record=record(record_utf8(full[rowid, snapshot_id])),
                 score=float(score),
                 highlight=search_highlight(words, tuple(full[rowid, snapshot_id][7:])),
             )
