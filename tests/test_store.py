@@ -740,3 +740,22 @@ def test_records_read_as_utf8_are_what_codec_writes_of_each(
         timeout=300,
     )
     assert done.stdout == dumps([json.loads(text) for text in expected]).encode()
+
+
+def test_a_listing_sees_one_state_while_another_writer_replaces_it(
+    store: Store, db_location: str
+) -> None:
+    """Records streamed a few batches at a time (their bodies read apart from the rest
+    in SQLite) are those of the snapshot as it was when the listing began, though another
+    connection replaces the snapshot and its records midway."""
+    snapshot = snap()
+    sites = [site(f"{i:016x}", file=f"pkg/m{i % 30}.py", line=i + 2) for i in range(1200)]
+    write(store, snapshot, sites)
+    expected = list(store.iter_records_utf8())
+    listing = store.iter_records_utf8()
+    seen = [next(listing)]
+    with open_store(db_location) as writer:
+        write(writer, snapshot, sites[:10], tree_hash="h2")
+    seen += listing
+    assert seen == expected and len(seen) == 1200
+    assert store.count() == 10

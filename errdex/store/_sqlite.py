@@ -643,14 +643,20 @@ class SqliteStore(StoreBase):
     def _record_rows(
         self, clause: str, params: Sequence[Any]
     ) -> Generator[Sequence[Any], None, None]:
-        # Sorted without their bodies, which are then read by id a batch at a time (on the
-        # same connection, so in the same read transaction): sorted with the rest of the
-        # row, 76 MB of bodies of 50,000 records went through SQLite's sorter and its
-        # temporary files, 0.72 s of CPU against 0.21 s for the same rows this way.
-        for batch in self._batches(f"SELECT {_SORTED_FIELDS} {clause}", params):
-            bodies = dict(self._read(_BODIES, [json.dumps([row[0] for row in batch])]))
-            for record_id, *rest in batch:
-                yield (bodies[record_id], *rest)
+        # Sorted without their bodies, which are then read by id a batch at a time, in the
+        # same read transaction: sorted with the rest of the row, 76 MB of bodies of
+        # 50,000 records went through SQLite's sorter and its temporary files, 0.72 s of
+        # CPU against 0.21 s for the same rows this way.
+        with self.reading():
+            for batch in self._batches(f"SELECT {_SORTED_FIELDS} {clause}", params):
+                bodies = dict(self._read(_BODIES, [json.dumps([row[0] for row in batch])]))
+                try:
+                    rows = [(bodies[record_id], *rest) for record_id, *rest in batch]
+                except KeyError:  # only when an enclosing reading() ended before this one
+                    raise StoreError(
+                        f"{self.path} changed while its records were read; read them again"
+                    ) from None
+                yield from rows
 
     def _search_words(
         self,
