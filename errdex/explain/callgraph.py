@@ -61,9 +61,9 @@ class CallGraph:
                 pool[call.callee.rsplit(".", 1)[-1]].append((f.module, call))
         self._callers: dict[str, list[str]] = {}
         self._reaching: dict[str, list[str]] = {}
-        # (module, callee, owner class, caller) -> what the call names
-        self._resolved: dict[tuple[str, str, str | None, str], str | None] = {}
-        self._wide: dict[tuple[str, str, str | None, str], str | None] = {}
+        self._resolved: dict[tuple[str, str, str | None], str | None] = {}
+        self._wide: dict[str, set[str]] | None = None  # see _wide_index
+        self._followed: dict[str, str] = {}  # what _follow found
         self._edges: dict[tuple[str, str], list[CallFact]] = defaultdict(list)
         self._written_bases = written_bases
         self._subclasses: dict[str, set[str]] | None = None
@@ -73,7 +73,7 @@ class CallGraph:
         their own (what they pass is read), sorted."""
         if target not in self._callers:
             self._callers[target] = []  # a cycle sees no callers
-            self._callers[target] = self._find(target, self.calls, wide=False)
+            self._callers[target] = self._find(target, self.calls)
         return self._callers[target]
 
     def reaching(self, target: str) -> list[str]:
@@ -83,34 +83,44 @@ class CallGraph:
         class defines), `super().m()`, or a function the caller defines. The explanations
         read `callers` alone: what they say of who passes what was made on that graph."""
         if target not in self._reaching:
-            self._reaching[target] = []
-            found = {
-                *self._find(target, self.calls, wide=True),
-                *self._find(target, self.nested, wide=True),
-            }
+            index = self._wide_index()
+            found = set(index.get(target, ()))
+            if target.rsplit(".", 1)[-1] in _CONSTRUCTORS:  # `Class(...)` builds it too
+                found |= index.get(target.rsplit(".", 1)[0], set())
+            found.discard(target)
             self._reaching[target] = sorted(found, key=lambda q: (q.endswith("<module>"), q))
         return self._reaching[target]
 
-    def _find(
-        self, target: str, pool: dict[str, list[tuple[str, CallFact]]], *, wide: bool
-    ) -> list[str]:
+    def _wide_index(self) -> dict[str, set[str]]:
+        """What each call of the codebase names, resolved wide once for all: the
+        functions and classes -> who calls them (a search by name per target, as
+        `callers` does, took vllm 8 s: `__init__` alone is thousands of calls)."""
+        if self._wide is None:
+            index: dict[str, set[str]] = defaultdict(set)
+            for pool in (self.calls, self.nested):
+                for calls in pool.values():
+                    for module, call in calls:
+                        found = self.resolve(module, call, wide=True)
+                        if found is not None:
+                            index[found].add(f"{module}.{call.function}")
+            self._wide = index
+        return self._wide
+
+    def _find(self, target: str, pool: dict[str, list[tuple[str, CallFact]]]) -> list[str]:
         name = target.rsplit(".", 1)[-1]
-        wanted = {target}
-        calls = pool.get(name, [])
-        if name in _CONSTRUCTORS:  # `Class(...)`, and (wide) a subclass's `super().__init__()`
-            cls = target.rsplit(".", 1)[0]
-            wanted = {cls, target} if wide else {cls}
-            calls = [*pool.get(cls.rsplit(".", 1)[-1], ()), *(calls if wide else ())]
+        wanted = target
+        if name in _CONSTRUCTORS:
+            wanted = target.rsplit(".", 1)[0]
+            name = wanted.rsplit(".", 1)[-1]
         found: set[str] = set()
-        resolved = self._wide if wide else self._resolved
-        for module, call in calls:
-            key = (module, call.callee, call.owner_class, call.function if wide else "")
+        resolved = self._resolved
+        for module, call in pool.get(name, ()):
+            key = (module, call.callee, call.owner_class)
             if key not in resolved:
-                resolved[key] = self.resolve(module, call, wide=wide)
-            if resolved[key] in wanted:
+                resolved[key] = self.resolve(module, call)
+            if resolved[key] == wanted:
                 found.add(f"{module}.{call.function}")
-                if not wide:  # what the caller passes, for handoff
-                    self._edges[(f"{module}.{call.function}", target)].append(call)
+                self._edges[(f"{module}.{call.function}", target)].append(call)
         found.discard(target)
         return sorted(found, key=lambda q: (q.endswith("<module>"), q))
 
@@ -211,6 +221,12 @@ class CallGraph:
 
     def _follow(self, qualified: str) -> str:
         """Follow re-exports (`from .x import Y` in a package) to where Y is defined."""
+        found = self._followed.get(qualified)
+        if found is None:
+            found = self._followed[qualified] = self._follow_hops(qualified)
+        return found
+
+    def _follow_hops(self, qualified: str) -> str:
         for _ in range(_MAX_HOPS):
             if qualified in self.functions or qualified in self.classes:
                 return qualified
