@@ -73,7 +73,7 @@ class CallGraph:
         their own (what they pass is read), sorted."""
         if target not in self._callers:
             self._callers[target] = []  # a cycle sees no callers
-            self._callers[target] = self._find(target, self.calls)
+            self._callers[target] = self._find(target)
         return self._callers[target]
 
     def reaching(self, target: str) -> list[str]:
@@ -106,7 +106,7 @@ class CallGraph:
             self._wide = index
         return self._wide
 
-    def _find(self, target: str, pool: dict[str, list[tuple[str, CallFact]]]) -> list[str]:
+    def _find(self, target: str) -> list[str]:
         name = target.rsplit(".", 1)[-1]
         wanted = target
         if name in _CONSTRUCTORS:
@@ -114,7 +114,7 @@ class CallGraph:
             name = wanted.rsplit(".", 1)[-1]
         found: set[str] = set()
         resolved = self._resolved
-        for module, call in pool.get(name, ()):
+        for module, call in self.calls.get(name, ()):
             key = (module, call.callee, call.owner_class)
             if key not in resolved:
                 resolved[key] = self.resolve(module, call)

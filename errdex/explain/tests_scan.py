@@ -279,20 +279,21 @@ class TestIndex:
             direct = self.exact(expectation, direct)
         # ... when the test's name says a word of it (a raise further down the method, of
         # the same class, is what a test named for something else is after)
-        if self.one_raise(direct) and self.name_shares(expectation, direct[0]):
+        is_direct = self.one_raise(direct) and self.name_shares(expectation, direct[0])
+        if is_direct:
             reached = direct
         # else no other site of the class may lie anywhere further down the calls, as far
         # as the graph can tell: not when the site's function calls what no name says
         if reached and self.opaque(reached[0]):
-            reached = direct = []
+            reached, is_direct = [], False
         if self.one_raise(reached) and (
-            reached is direct
+            is_direct
             or self.reached(expectation, candidates, max(depth, MAX_DEPTH), anywhere) == reached
         ):
             # unless the test's name points to another site: the graph does not see
             # every call (a method of an object made elsewhere), the author's name does
             named = self.named_by_test(expectation, candidates, names)
-            if named and reached is not direct and not set(named) & set(reached):
+            if named and not is_direct and not set(named) & set(reached):
                 return named, _BY_NAME
             return reached, _BY_REACH
         # else a class of the codebase that one site alone raises, when every raise of
