@@ -45,9 +45,9 @@ from errdex.store._common import (
     index_columns,
     pack_body,
     pack_lines,
-    record_digest,
     search_highlight,
     search_texts,
+    stored_bodies,
 )
 from errdex.store._schema import MIGRATIONS, SCHEMA_VERSION, full_schema
 
@@ -156,12 +156,6 @@ def _record_values(
     )
 
 
-def _bodies(snapshot: Snapshot, sites: Sequence[ErrorSite]) -> list[tuple[SharedBody, bytes]]:
-    """Each site's body as `snapshot` stores it, and its digest."""
-    bodies = [codec.shared_body(site, snapshot.version, snapshot.commit) for site in sites]
-    return [(body, record_digest(snapshot.package, body)) for body in bodies]
-
-
 def _add_records(
     conn: Connection[Any],
     snapshot_id: int,
@@ -169,7 +163,7 @@ def _add_records(
     prepared: Sequence[tuple[SharedBody, bytes]],
     templates: Sequence[int | None],
 ) -> None:
-    """Make each of `sites` (with its body and digest, from _bodies) a member of the
+    """Make each of `sites` (with its body and digest, from stored_bodies) a member of the
     snapshot, adding the records not stored yet (only those are compressed and sent)."""
     bodies = [body for body, _ in prepared]
     digests = [digest for _, digest in prepared]
@@ -250,7 +244,7 @@ def reshape_records(conn: Connection[Any]) -> None:
             commit=commit,
         )
         _add_records(
-            conn, snapshot_id, sites, _bodies(snapshot, sites), [tid for _, _, tid in rows]
+            conn, snapshot_id, sites, stored_bodies(snapshot, sites), [tid for _, _, tid in rows]
         )
     conn.execute("DROP TABLE old_members")
     conn.execute("DROP TABLE old_records")
@@ -452,7 +446,7 @@ class PostgresStore(StoreBase):
         Raises StoreError for a database that cannot be written.
         """
         written = list(sites)  # before the transaction: the lock is held only to write
-        prepared = _bodies(snapshot, written)
+        prepared = stored_bodies(snapshot, written)
         with self._writing(f"{snapshot.package} {snapshot.version}") as conn:
             old_records = self._delete_snapshot(conn, snapshot.package, snapshot.version)
             found = conn.execute(

@@ -30,9 +30,9 @@ from errdex.store._base import FETCH, StoreBase, T, record, record_utf8
 from errdex.store._common import (
     pack_body,
     pack_lines,
-    record_digest,
     search_highlight,
     search_texts,
+    stored_bodies,
 )
 from errdex.store._schema import MIGRATIONS, SCHEMA_VERSION, full_schema
 
@@ -181,14 +181,15 @@ def _fts_term(column: str, query: rank.Term) -> str:
 def _add_records(
     conn: sqlite3.Connection,
     snapshot_id: int,
-    snapshot: Snapshot,
     sites: Sequence[ErrorSite],
+    prepared: Sequence[tuple[SharedBody, bytes]],
     templates: Sequence[int | None],
 ) -> list[int]:
-    """Make each of `sites` a member of the snapshot, adding the records not stored yet
-    (only those are compressed and written, in one executemany); return their ids."""
-    bodies = [codec.shared_body(site, snapshot.version, snapshot.commit) for site in sites]
-    digests = [record_digest(snapshot.package, body) for body in bodies]
+    """Make each of `sites` (with its body and digest, from stored_bodies) a member of the
+    snapshot, adding the records not stored yet (only those are compressed and written,
+    in one executemany); return their ids."""
+    bodies = [body for body, _ in prepared]
+    digests = [digest for _, digest in prepared]
     ids: dict[bytes, int] = {}
     unique = list(dict.fromkeys(digests))
     for chunk in _match_index.chunks(unique):
@@ -299,7 +300,9 @@ def reshape_records(conn: sqlite3.Connection, found: int) -> None:
             commit=commit,
         )
         sites = [_site_of_record(text) for text, _ in rows]
-        _add_records(conn, snapshot_id, snapshot, sites, [tid for _, tid in rows])
+        _add_records(
+            conn, snapshot_id, sites, stored_bodies(snapshot, sites), [tid for _, tid in rows]
+        )
     for name in ("old_sites", "old_members", "old_records"):
         conn.execute(f"DROP TABLE IF EXISTS {name}")
     conn.execute(_FTS_CREATE)
@@ -532,9 +535,10 @@ class SqliteStore(StoreBase):
         Raises StoreError for a database that cannot be written.
         """
         conn = self._conn()
+        written = list(sites)  # before the transaction: the lock is held only to write
+        prepared = stored_bodies(snapshot, written)
         try:
             with self._transaction(conn):
-                written = list(sites)  # inside the transaction: a failing source rolls back
                 old = conn.execute(
                     "SELECT id FROM snapshots WHERE package = ? AND version = ?",
                     (snapshot.package, snapshot.version),
@@ -565,7 +569,7 @@ class SqliteStore(StoreBase):
                     [(snapshot_id, s.path, s.reason) for s in skipped],
                 )
                 templates = _match_index.templates_of(conn, written)
-                new = _add_records(conn, snapshot_id, snapshot, written, templates)
+                new = _add_records(conn, snapshot_id, written, prepared, templates)
                 conn.execute(
                     _FTS_INSERT + " WHERE id IN (SELECT value FROM json_each(?))",
                     (json.dumps(new),),
