@@ -16,6 +16,7 @@ from errdex.explain.parallel import beside, cores, over_workers
 from errdex.index import index_snapshot
 from errdex.model import Snapshot
 from errdex.store import open_store
+from errdex.store._common import stored_bodies
 from tests.conftest import write_tree
 
 needs_two_cores = pytest.mark.skipif(cores() < 2, reason="one core here: nothing runs beside")
@@ -111,3 +112,19 @@ def test_explained_on_every_core_as_in_one_process(tmp_path: Path) -> None:
     again = index_snapshot(snapshot, store, cache_path=cache, force=True)
     assert (first.reused, again.reused) == (0, again.site_count)
     assert records(tmp_path / "c.sqlite") == records(tmp_path / "a.sqlite")
+
+
+@needs_two_cores
+def test_stored_bodies_made_on_every_core_as_in_one_process(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": "", **{f"pkg/m{m}.py": many_sites(m) for m in range(30)}}
+    root = write_tree(tmp_path / "tree", files)
+    snapshot = Snapshot(package="pkg", version="1.0", root=root, source=str(root))
+    sites = index_snapshot(snapshot, open_store(tmp_path / "a.sqlite"), cache_path=None).sites
+    assert len(sites) > 1000  # over the floor of the bodies' pool
+    pooled = stored_bodies(snapshot, sites)
+    with a_thread_running():  # no fork is safe: made here
+        alone = stored_bodies(snapshot, sites)
+    assert pooled == alone
+    assert len({digest for _, digest in pooled}) == len(sites)
+    # each line number stands as one mark in its body's text
+    assert all(body.text.count("\x01") == len(body.lines) > 0 for body, _ in pooled)
