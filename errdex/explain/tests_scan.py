@@ -33,6 +33,7 @@ _OUTFITS = 2  # times the characters of a line any other template gives, at leas
 _STANDS_ALONE = 24  # characters of a pattern that pin a site down without the test naming it
 _PHRASE = 16  # characters of a shorter pattern, all template text, that one template holds
 _RAREST = 3  # words of a pattern whose sites are tried
+_MAX_SOURCES = 8  # locals followed back from a raised one to the constant it comes from
 _GETTEXT = frozenset({"_", "gettext", "ngettext", "gettext_lazy", "ngettext_lazy", "lazy_gettext"})
 _MAX_VARIANTS = 4  # translated templates of one message, at most
 # A test named for what it checks (`test_invalid_timeout`) picks, among the sites of the
@@ -455,14 +456,42 @@ def name_words(text: str) -> frozenset[str]:
 
 def _held_classes(site: ErrorSite, target: str | None, graph: CallGraph) -> set[str]:
     """For `raise self.attr(...)` in a method: the short names of the class the attribute
-    is annotated to hold and of its subclasses; else none."""
+    is annotated to hold and of its subclasses; for `raise mapped(...)`, a local taken
+    from a module constant annotated as a mapping of classes (`for k, mapped in
+    EXC_MAP.items()`), those of the class its values hold; else none."""
     qualname = site.exception.qualname
-    if target is None or not qualname.startswith("self.") or qualname.count(".") != 1:
+    if target is None:
         return set()
-    held = graph.member_class(target.rsplit(".", 1)[0], qualname[5:])
+    if qualname.startswith("self.") and qualname.count(".") == 1:
+        held = graph.member_class(target.rsplit(".", 1)[0], qualname[5:])
+    elif "." not in qualname:
+        held = _mapped_class(site, target, graph)
+    else:
+        return set()
     if held is None:
         return set()
     return {c.rsplit(".", 1)[-1] for c in (held, *graph.subclasses(held))}
+
+
+def _mapped_class(site: ErrorSite, target: str, graph: CallGraph) -> str | None:
+    """The class held by the values of the module constant that the raised local is
+    computed from, through the locals the site reads (`mapped_exc = to_exc`, `to_exc`
+    an item of `EXC_MAP.items()`), or None."""
+    inputs = {i.name: i for i in site.inputs}
+    todo = [site.exception.qualname]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or len(seen) >= _MAX_SOURCES:
+            continue
+        seen.add(name)
+        held = graph.mapped_class(target, name)
+        if held is not None:
+            return held
+        read = inputs.get(name)
+        if read is not None and read.kind == "local":
+            todo.extend(read.sources)
+    return None
 
 
 def _all_holes(site: ErrorSite) -> bool:
