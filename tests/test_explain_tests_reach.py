@@ -443,3 +443,249 @@ def test_the_explanations_graph_is_not_widened(tmp_path: Path) -> None:
     # an object made in the function (`with Session() as session`): its method is the
     # class's, for both (Client has a `request` too)
     assert graph.callers("pkg.sessions.Session.request") == ["pkg.api.get"]
+
+
+# Recall from what the test checks and what the code declares: an escaped string the
+# test compares the message with, a printed line one template gives nearly all of, a
+# helper's raise against the calls that pass its message on, and a raise of a class
+# taken from a mapping annotated to hold classes.
+MORE_INIT = """
+from pkg.errors import *
+"""
+
+ERRORS = """
+class HTTPError(Exception):
+    pass
+
+
+class TransportError(HTTPError):
+    pass
+
+
+class ReadTimeout(TransportError):
+    pass
+
+
+class UnsupportedProtocol(TransportError):
+    pass
+
+
+class InvalidURL(Exception):
+    pass
+
+
+class BadParameter(Exception):
+    pass
+"""
+
+TRANSPORT = """
+import contextlib
+
+import pkg
+from pkg.errors import ReadTimeout, UnsupportedProtocol
+
+EXC_MAP: dict[type[Exception], type[pkg.HTTPError]] = {
+    TimeoutError: ReadTimeout,
+    KeyError: UnsupportedProtocol,
+}
+
+
+@contextlib.contextmanager
+def map_exceptions():
+    try:
+        yield
+    except Exception as exc:
+        mapped = None
+        for from_exc, to_exc in EXC_MAP.items():
+            if isinstance(exc, from_exc):
+                mapped = to_exc
+        if mapped is None:
+            raise
+        raise mapped(str(exc)) from exc
+
+
+def send(url):
+    with map_exceptions():
+        return url.fetch()
+"""
+
+URLS = """
+from pkg.errors import InvalidURL
+
+
+def check_url(url):
+    for idx, char in enumerate(url):
+        if not char.isprintable():
+            raise InvalidURL(
+                f"Invalid non-printable ASCII character in URL, {char!r} at position {idx}."
+            )
+
+
+def check_component(key, value):
+    for idx, char in enumerate(value):
+        if not char.isprintable():
+            raise InvalidURL(
+                f"Invalid non-printable ASCII character in URL {key} component,"
+                f" {char!r} at position {idx}."
+            )
+
+
+def check_all(url, **components):
+    check_url(url)
+    for key, value in components.items():
+        check_component(key, value)
+"""
+
+PARAMS = """
+from pkg.errors import BadParameter
+
+
+def convert(value, nargs):
+    if len(value) != nargs:
+        raise BadParameter(f"Takes {nargs} values but 1 was given.")
+
+
+def convert_tuple(value, types):
+    if len(value) != len(types):
+        raise BadParameter(f"{len(types)} values are required, but {len(value)} was given.")
+
+
+def expected(value, n):
+    raise BadParameter(f"Expected {n} values but 1 was given to {value}.")
+
+
+def wanted(value, n):
+    raise BadParameter(f"Wanted {n} values but 1 was given to {value}.")
+
+
+class Registry:
+    def _raise_for_unsupported(self, archs):
+        raise ValueError(f"Model architectures {archs} are not supported for now.")
+
+    def inspect(self, archs):
+        if not archs:
+            return None
+        return self._raise_for_unsupported(archs)
+
+    def resolve(self, archs):
+        return self._raise_for_unsupported(archs)
+
+
+def check_kind(kind):
+    raise ValueError(f"Model kinds {kind} are not allowed for this runner.")
+
+
+def check_runner(kind):
+    raise ValueError(f"Model kinds {kind} are not allowed for this runner.")
+"""
+
+MORE_TESTS = """
+import pytest
+
+import pkg
+from pkg.errors import BadParameter, InvalidURL, ReadTimeout, UnsupportedProtocol
+from pkg.transport import send
+from pkg.urls import check_all
+
+
+def test_url_non_printing_character_in_url():
+    with pytest.raises(InvalidURL) as exc:
+        check_all("https://x/\\n")
+    assert str(exc.value) == (
+        "Invalid non-printable ASCII character in URL, '\\\\n' at position 10."
+    )
+
+
+def test_get_invalid_url():
+    with pytest.raises(UnsupportedProtocol):
+        send("invalid://example.org")
+
+
+def test_read_timeout():
+    with pytest.raises((ReadTimeout, TimeoutError)):
+        send("http://example.org")
+
+
+def test_invalid_url_is_not_mapped():
+    with pytest.raises(InvalidURL):
+        send("http://\\n")
+
+
+def test_nargs_envvar(runner, cmd):
+    result = runner.invoke(cmd, env={"X": "a b"})
+    assert "Takes 2 values but 1 was given." in result.output
+
+
+def test_two_values(runner, cmd):
+    result = runner.invoke(cmd, env={"X": "a b"})
+    assert "2 values but 1 was given to cmd." in result.output
+
+
+def test_plugin(dummy_path):
+    with pytest.raises(ValueError, match="are not supported for now"):
+        make_engine(model=dummy_path)
+
+
+def test_engine_refuses(dummy_path):
+    with pytest.raises(ValueError, match="are not allowed for this runner"):
+        make_engine(model=dummy_path)
+"""
+
+MORE_FILES = {
+    "pkg/__init__.py": MORE_INIT,
+    "pkg/errors.py": ERRORS,
+    "pkg/transport.py": TRANSPORT,
+    "pkg/urls.py": URLS,
+    "pkg/params.py": PARAMS,
+    "tests/test_more.py": MORE_TESTS,
+}
+MORE_TESTS_FILE = "tests/test_more.py::"
+
+
+@pytest.fixture(scope="module")
+def more(tmp_path_factory: pytest.TempPathFactory) -> list[ErrorSite]:
+    found = explain_package(tmp_path_factory.mktemp("reach_more"), MORE_FILES)
+    return sorted(found.values(), key=lambda s: (s.location.file, s.location.line, s.id))
+
+
+def test_an_escaped_string_the_message_is_compared_with(more: list[ErrorSite]) -> None:
+    # `'\\n'` in the test's string is what `{char!r}` shows of a newline; check_all
+    # reaches both raises, and only the text tells them apart
+    (url,) = _in(more, "check_url")
+    assert _tests(url) == [MORE_TESTS_FILE + "test_url_non_printing_character_in_url"]
+    assert _tests(_in(more, "check_component")[0]) == []
+
+
+def test_a_printed_line_one_template_gives_nearly_all_of(more: list[ErrorSite]) -> None:
+    # "Takes 2 values but 1 was given.": convert's template gives 30 characters of it,
+    # convert_tuple's only "values" and "was given."; "2 values but 1 was given to cmd."
+    # fits expected's and wanted's templates as well as each other: neither
+    assert _tests(_in(more, "convert")[0]) == [MORE_TESTS_FILE + "test_nargs_envvar"]
+    assert _tests(_in(more, "convert_tuple")[0]) == []
+    assert _tests(_in(more, "expected")[0]) == []
+    assert _tests(_in(more, "wanted")[0]) == []
+
+
+def test_a_helpers_raise_over_the_calls_that_pass_its_message_on(
+    more: list[ErrorSite],
+) -> None:
+    # the message fits the helper's raise and its two helper-call sites alike: the
+    # raise is where the error comes from on every path; two raises of one text in
+    # functions of their own are still neither
+    (helper,) = _in(more, "Registry._raise_for_unsupported")
+    assert _tests(helper) == [MORE_TESTS_FILE + "test_plugin"]
+    for caller in ("Registry.inspect", "Registry.resolve"):
+        assert [_tests(s) for s in _in(more, caller)] == [[]]
+    assert _tests(_in(more, "check_kind")[0]) == []
+    assert _tests(_in(more, "check_runner")[0]) == []
+
+
+def test_a_class_from_a_mapping_annotated_to_hold_classes(more: list[ErrorSite]) -> None:
+    # `raise mapped(...)`, `mapped` an item of EXC_MAP, a `dict[..., type[pkg.HTTPError]]`
+    # (HTTPError found through `from pkg.errors import *`): the classes of that family
+    # no raise names are this site's; InvalidURL is not one of them
+    (mapped,) = [s for s in _in(more, "map_exceptions") if s.kind == "raise"]
+    assert _tests(mapped) == [
+        MORE_TESTS_FILE + "test_get_invalid_url",
+        MORE_TESTS_FILE + "test_read_timeout",
+    ]

@@ -18,6 +18,11 @@ _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
 # `t.Type[X]`, `type[X]`, `typing.Type["X"]`: an attribute that holds the class X or one
 # of its subclasses
 _HELD_CLASS = re.compile(r"""^(?:[\w.]*\.)?[Tt]ype\[\s*["']?([\w.]+)["']?\s*\]$""")
+# `dict[type[Exception], type[X]]`, `t.Mapping[str, t.Type[X]]`: a mapping whose values
+# are classes, the class held (group 1) as _HELD_CLASS reads it
+_HELD_VALUES = re.compile(
+    r"^(?:[\w.]*\.)?(?:[Dd]ict|Mapping|MutableMapping)\[.+,\s*((?:[\w.]*\.)?[Tt]ype\[[^\[\]]+\])\s*\]$"
+)
 
 
 class CallGraph:
@@ -161,6 +166,31 @@ class CallGraph:
         written = next((m.type for m in found.members if m.name == member), None) if found else None
         held = _HELD_CLASS.match(written or "")
         return None if held is None else self._class_named(module, held.group(1))
+
+    def mapped_class(self, function: str, constant: str) -> str | None:
+        """The class of the codebase that the annotation of the module constant
+        `constant`, read in `function`, names as the class its values hold
+        (`EXC_MAP: dict[type[Exception], type[HTTPError]]`), or None."""
+        module = function
+        while module and module not in self.modules:
+            module = module.rpartition(".")[0]
+        facts = self.modules.get(module)
+        constants = facts.constants if facts is not None else ()
+        written = next((c.type for c in constants if c.name == constant), None)
+        values = _HELD_VALUES.match(written or "")
+        held = _HELD_CLASS.match(values.group(1)) if values else None
+        if held is None:
+            return None
+        found = self._class_named(module, held.group(1))
+        head, _, name = held.group(1).rpartition(".")
+        if found is None and head in self.imports.get(module, {}):
+            # `type[httpx.HTTPError]`, the package taking it from `from ._exceptions import *`
+            package = self._follow(self.imports[module][head])
+            stars = self.modules[package].stars if package in self.modules else ()
+            found = next(
+                (c for m in stars if (c := self._follow(f"{m}.{name}")) in self.classes), None
+            )
+        return found
 
     def _class_named(self, module: str, written: str) -> str | None:
         """The class of the codebase a name written in `module` stands for, or None."""

@@ -29,9 +29,11 @@ _MIN_LITERAL = 6  # letters a pattern must pin down to say anything
 _MIN_FITTED = 8  # characters of a pattern the template's literal text must account for
 _LOOSE_LETTERS, _LOOSE_FITTED = 4, 5  # the same, for a site the test's block calls into
 _MIN_OUTPUT_FIT = 12  # of an output line, characters the template's own text must give
+_OUTFITS = 2  # times the characters of a line any other template gives, at least
 _STANDS_ALONE = 24  # characters of a pattern that pin a site down without the test naming it
 _PHRASE = 16  # characters of a shorter pattern, all template text, that one template holds
 _RAREST = 3  # words of a pattern whose sites are tried
+_MAX_SOURCES = 8  # locals followed back from a raised one to the constant it comes from
 _GETTEXT = frozenset({"_", "gettext", "ngettext", "gettext_lazy", "ngettext_lazy", "lazy_gettext"})
 _MAX_VARIANTS = 4  # translated templates of one message, at most
 # A test named for what it checks (`test_invalid_timeout`) picks, among the sites of the
@@ -302,6 +304,28 @@ class TestIndex:
             return candidates, _BY_REACH
         return self.named_by_test(expectation, candidates, names), _BY_NAME
 
+    def helper_raise(self, hits: list[int]) -> list[int]:
+        """Of hits that are one raise and helper-call sites that call the function it is
+        in with its message (`return self._raise_for_unsupported(archs)`), the raise: the
+        statement the test's error comes from, whichever call led there; else none."""
+        if self.reach is None:
+            return []
+        raises = [i for i in hits if self.sites[i].kind != "helper"]
+        if len(raises) != 1:
+            return []
+        target = self.reach.targets[raises[0]]
+        callers = set(self.reach.graph.reaching(target)) if target is not None else set()
+        message = self.sites[raises[0]].message
+        helpers = [i for i in hits if i != raises[0]]
+        if all(
+            self.sites[i].kind == "helper"
+            and self.reach.targets[i] in callers
+            and self.sites[i].message == message
+            for i in helpers
+        ):
+            return raises
+        return []
+
     def opaque(self, i: int) -> bool:
         """Whether the site's function calls what no name says (`handlers[kind](v)`)."""
         if self.reach is None:
@@ -432,14 +456,42 @@ def name_words(text: str) -> frozenset[str]:
 
 def _held_classes(site: ErrorSite, target: str | None, graph: CallGraph) -> set[str]:
     """For `raise self.attr(...)` in a method: the short names of the class the attribute
-    is annotated to hold and of its subclasses; else none."""
+    is annotated to hold and of its subclasses; for `raise mapped(...)`, a local taken
+    from a module constant annotated as a mapping of classes (`for k, mapped in
+    EXC_MAP.items()`), those of the class its values hold; else none."""
     qualname = site.exception.qualname
-    if target is None or not qualname.startswith("self.") or qualname.count(".") != 1:
+    if target is None:
         return set()
-    held = graph.member_class(target.rsplit(".", 1)[0], qualname[5:])
+    if qualname.startswith("self.") and qualname.count(".") == 1:
+        held = graph.member_class(target.rsplit(".", 1)[0], qualname[5:])
+    elif "." not in qualname:
+        held = _mapped_class(site, target, graph)
+    else:
+        return set()
     if held is None:
         return set()
     return {c.rsplit(".", 1)[-1] for c in (held, *graph.subclasses(held))}
+
+
+def _mapped_class(site: ErrorSite, target: str, graph: CallGraph) -> str | None:
+    """The class held by the values of the module constant that the raised local is
+    computed from, through the locals the site reads (`mapped_exc = to_exc`, `to_exc`
+    an item of `EXC_MAP.items()`), or None."""
+    inputs = {i.name: i for i in site.inputs}
+    todo = [site.exception.qualname]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or len(seen) >= _MAX_SOURCES:
+            continue
+        seen.add(name)
+        held = graph.mapped_class(target, name)
+        if held is not None:
+            return held
+        read = inputs.get(name)
+        if read is not None and read.kind == "local":
+            todo.extend(read.sources)
+    return None
 
 
 def _all_holes(site: ErrorSite) -> bool:
@@ -543,6 +595,8 @@ def _one_site(
         return named[0] if named else None
     top = max(pool.values(), default=0)
     best = [i for i, score in pool.items() if score == top]
+    if len(best) > 1:  # a helper's raise and the calls of it that pass its message on
+        best = index.helper_raise(best) or best
     if len(best) > 1:  # the same text in several places: the test's name may tell which
         best = index.named_by_test(expectation, best, least=1)
     return best[0] if len(best) == 1 else None
@@ -559,7 +613,9 @@ def _printed_site(
     """The site printed output points to: the one close fit, when nothing else fits;
     else, for a line that fits nothing, the one its text after a label points to."""
     pool = [i for i, score in close.items() if score >= _MIN_OUTPUT_FIT]
-    if len(pool) == 1 and len(scored) == 1:
+    if len(pool) == 1 and all(
+        score * _OUTFITS <= scored[pool[0]] for i, score in scored.items() if i != pool[0]
+    ):
         return pool[0]
     label, colon, rest = pieces[0].partition(": ") if len(pieces) == 1 else ("", "", "")
     if not scored and colon and label and len(rest) >= _MIN_OUTPUT_FIT:

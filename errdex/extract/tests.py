@@ -28,7 +28,10 @@ _TEST_DIRS = frozenset({"tests", "test", "testing"})
 # ("r" of raises, "assertR" of assertRaises) is checked by hand.
 _CALL = re.compile(r"aises(Regexp?|Regex|Message)?\s*\(")
 _DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
-_STRING = re.compile(r"""(?:[rRbBuUfF]{0,2})("[^"\\\n]{12,200}"|'[^'\\\n]{12,200}')""")
+# a string on one line, escapes and all (group 2), with its prefix (group 1)
+_STRING = re.compile(
+    r"""([rRbBuUfF]{0,2})("(?:[^"\\\n]|\\.){12,200}"|'(?:[^'\\\n]|\\.){12,200}')"""
+)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _AS = re.compile(r" as ([A-Za-z_]\w*)")  # a literal first: the engine skips ahead
 _LAST_NAME = re.compile(r"([A-Za-z_]\w*)$")
@@ -506,11 +509,27 @@ def _checked_text(text: str, after: int, params: Values) -> tuple[tuple[str, ...
         if "str(" in line or ".value" in line or ".exception" in line or "match" in line:
             checks = 3
         if checks:
-            found.extend((m.group(1)[1:-1],) for m in _STRING.finditer(line))
+            found.extend((t,) for m in _STRING.finditer(line) if (t := _string_value(m)))
             for word in set(_IDENTIFIER.findall(line)) & params.keys():
                 found.extend((value,) for value in strings(params[word]))
             checks -= 1
     return tuple(found)
+
+
+def _string_value(string: re.Match[str]) -> str | None:
+    """The text of a string literal _STRING found: as written, or with its escapes read
+    (`'\\\\n'` is a backslash and an n, as `repr` shows a newline); None for an f-string
+    or bytes with escapes, whose text is not the message's."""
+    prefix, quoted = string.group(1).lower(), string.group(2)
+    if "\\" not in quoted or "r" in prefix:
+        return quoted[1:-1]
+    if "f" in prefix or "b" in prefix:
+        return None
+    try:
+        value = ast.literal_eval(quoted)
+    except (SyntaxError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 class _Defs:
