@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from string import Formatter
 
 from errdex import expr
@@ -148,6 +148,23 @@ class Reach:
         self.graph = graph
         self.targets = targets
         self._names: dict[tuple[str, int], frozenset[str]] = {}
+        # each depth's names by site, filled as asked: `reaches` asks of every site of a
+        # class (ValueError: thousands) for each test that expects it
+        self._by_site: dict[int, list[frozenset[str] | None]] = {}
+
+    def reaches(self, hits: Iterable[int], calls: frozenset[str], depth: int) -> list[int]:
+        """The sites among `hits` whose names up to `depth` callers deep meet `calls`."""
+        known = self._by_site.get(depth)
+        if known is None:
+            known = self._by_site[depth] = [None] * len(self.targets)
+        out = []
+        for i in hits:
+            found = known[i]
+            if found is None:
+                found = known[i] = self.names(i, depth)
+            if not found.isdisjoint(calls):
+                out.append(i)
+        return out
 
     def names(self, i: int, depth: int = MAX_DEPTH) -> frozenset[str]:
         """Up to `depth` callers deep (0: the site's own function alone)."""
@@ -213,7 +230,7 @@ class TestIndex:
             for word in {w for text in skeletons for w in _WORD.findall(text.lower())}:
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
-        self._site_words: dict[int, frozenset[str]] = {}
+        self._site_words: list[frozenset[str]] | None = None  # made on first need
         self._scores: dict[tuple[tuple[str, ...], frozenset[str], bool], dict[int, int]] = {}
         # the top-level packages of the codebase: where its own exception classes live
         self.own = frozenset(module_name(s.location.file).split(".")[0] for s in sites) - {""}
@@ -242,8 +259,7 @@ class TestIndex:
         calls = expectation.calls if calls is None else calls
         if self.reach is None or not calls:
             return []
-        reach = self.reach
-        return [i for i in hits if reach.names(i, depth) & calls]
+        return self.reach.reaches(hits, calls, depth)
 
     def by_class_alone(
         self, expectation: Expectation, names: frozenset[str]
@@ -335,7 +351,7 @@ class TestIndex:
 
     def name_shares(self, expectation: Expectation, i: int) -> bool:
         """Whether the test's name and the site's function or message share a word."""
-        return bool(name_words(expectation.test.name.rsplit(".", 1)[-1]) & self._words_of(i))
+        return bool(name_words(expectation.test.name.rsplit(".", 1)[-1]) & self._words()[i])
 
     def exact(self, expectation: Expectation, hits: list[int]) -> list[int]:
         """The hits that raise the very class expected, not a subclass of it."""
@@ -385,7 +401,8 @@ class TestIndex:
         the test file names its function or class (`names`: what the file mentions; None:
         not asked): what the author says the test is about."""
         wanted = name_words(expectation.test.name.rsplit(".", 1)[-1])
-        shared = {i: len(wanted & self._words_of(i)) for i in candidates}
+        words = self._words()
+        shared = {i: len(wanted & words[i]) for i in candidates}
         top = max(shared.values(), default=0)
         best = [i for i, count in shared.items() if count == top]
         if len(best) > 1:  # told apart by the calls reaching one, else by the very class
@@ -398,12 +415,16 @@ class TestIndex:
             return []
         return best
 
-    def _words_of(self, i: int) -> frozenset[str]:
-        if i not in self._site_words:
-            site = self.sites[i]
-            literal = site.message.literal_text if site.message is not None else ""
-            self._site_words[i] = name_words(literal) | name_words(site.location.function)
-        return self._site_words[i]
+    def _words(self) -> list[frozenset[str]]:
+        """Each site's words (its message's and its function's), made once for all: a
+        test's name is weighed against every site of its class, thousands of them."""
+        if self._site_words is None:
+            self._site_words = [
+                name_words(s.message.literal_text if s.message is not None else "")
+                | name_words(s.location.function)
+                for s in self.sites
+            ]
+        return self._site_words
 
     def scores(
         self, pieces: tuple[str, ...], expected: frozenset[str], every: bool = False
