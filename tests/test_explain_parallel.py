@@ -121,9 +121,9 @@ def test_stored_bodies_made_on_every_core_as_in_one_process(tmp_path: Path) -> N
     snapshot = Snapshot(package="pkg", version="1.0", root=root, source=str(root))
     sites = index_snapshot(snapshot, open_store(tmp_path / "a.sqlite"), cache_path=None).sites
     assert len(sites) > 1000  # over the floor of the bodies' pool
-    pooled = stored_bodies(snapshot, sites)
+    pooled = stored_bodies(snapshot, sites)()
     with a_thread_running():  # no fork is safe: made here
-        alone = stored_bodies(snapshot, sites)
+        alone = stored_bodies(snapshot, sites)()
     assert pooled == alone
     assert len({digest for _, digest in pooled}) == len(sites)
     # each line number stands as one mark in its body's text

@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -165,10 +165,15 @@ _BODIES_POOL_FROM = 1000
 _BODIES_CHUNK = 500
 
 
-def stored_bodies(snapshot: Snapshot, sites: Sequence[ErrorSite]) -> list[tuple[SharedBody, bytes]]:
-    """Each of `sites`' body as `snapshot` stores it (codec.shared_body) and its digest,
-    in order; on a pool of forked workers for many sites (explain.parallel), which
-    read the sites from their copy of this process's memory and hand back only these."""
+def stored_bodies(
+    snapshot: Snapshot, sites: Sequence[ErrorSite]
+) -> Callable[[], list[tuple[SharedBody, bytes]]]:
+    """Start making each of `sites`' body as `snapshot` stores it (codec.shared_body)
+    and its digest, and return the call that waits for them, in order. For many sites
+    they are made on a pool of forked workers (explain.parallel), which read the sites
+    from their copy of this process's memory and hand back only these: the writer goes
+    on with what needs no body meanwhile (the workers never touch the connections a
+    fork hands them)."""
 
     def job(start: int, stop: int) -> list[tuple[SharedBody, bytes]]:
         out = []
@@ -177,9 +182,7 @@ def stored_bodies(snapshot: Snapshot, sites: Sequence[ErrorSite]) -> list[tuple[
             out.append((body, record_digest(snapshot.package, body)))
         return out
 
-    wait = over_workers(job, len(sites), chunk=_BODIES_CHUNK, least=_BODIES_POOL_FROM)
-    answers: list[tuple[SharedBody, bytes]] = wait()
-    return answers
+    return over_workers(job, len(sites), chunk=_BODIES_CHUNK, least=_BODIES_POOL_FROM)
 
 
 def pack_body(body: SharedBody) -> bytes:

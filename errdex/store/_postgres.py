@@ -244,7 +244,7 @@ def reshape_records(conn: Connection[Any]) -> None:
             commit=commit,
         )
         _add_records(
-            conn, snapshot_id, sites, stored_bodies(snapshot, sites), [tid for _, _, tid in rows]
+            conn, snapshot_id, sites, stored_bodies(snapshot, sites)(), [tid for _, _, tid in rows]
         )
     conn.execute("DROP TABLE old_members")
     conn.execute("DROP TABLE old_records")
@@ -446,7 +446,7 @@ class PostgresStore(StoreBase):
         Raises StoreError for a database that cannot be written.
         """
         written = list(sites)  # before the transaction: the lock is held only to write
-        prepared = stored_bodies(snapshot, written)
+        prepared = stored_bodies(snapshot, written)()  # before the writers' lock
         with self._writing(f"{snapshot.package} {snapshot.version}") as conn:
             old_records = self._delete_snapshot(conn, snapshot.package, snapshot.version)
             found = conn.execute(

@@ -301,7 +301,7 @@ def reshape_records(conn: sqlite3.Connection, found: int) -> None:
         )
         sites = [_site_of_record(text) for text, _ in rows]
         _add_records(
-            conn, snapshot_id, sites, stored_bodies(snapshot, sites), [tid for _, tid in rows]
+            conn, snapshot_id, sites, stored_bodies(snapshot, sites)(), [tid for _, tid in rows]
         )
     for name in ("old_sites", "old_members", "old_records"):
         conn.execute(f"DROP TABLE IF EXISTS {name}")
@@ -536,7 +536,7 @@ class SqliteStore(StoreBase):
         """
         conn = self._conn()
         written = list(sites)  # before the transaction: the lock is held only to write
-        prepared = stored_bodies(snapshot, written)
+        bodies = stored_bodies(snapshot, written)  # made meanwhile, on every core
         try:
             with self._transaction(conn):
                 old = conn.execute(
@@ -569,7 +569,7 @@ class SqliteStore(StoreBase):
                     [(snapshot_id, s.path, s.reason) for s in skipped],
                 )
                 templates = _match_index.templates_of(conn, written)
-                new = _add_records(conn, snapshot_id, written, prepared, templates)
+                new = _add_records(conn, snapshot_id, written, bodies(), templates)
                 conn.execute(
                     _FTS_INSERT + " WHERE id IN (SELECT value FROM json_each(?))",
                     (json.dumps(new),),
