@@ -82,20 +82,23 @@ def explain(
         return Explained(sites=(), reused=0)
     world = _World(extraction, snapshot)
     graph, modules = world.graph, world.modules
+    # the tests of the whole tree against every site: a global step, in a second process
+    # while this one goes on. It reads only what extract found of each site, so it starts
+    # before the sites are made ready for their prose: else, on two cores, it was still
+    # running alone when all else was done.
+    extracted = extraction.sites
+    targets = [_function_of(s, modules) for s in extracted]
+    tests = beside(
+        lambda: find_tests(extraction.tests, extracted, graph, targets),
+        worth_it=len(extracted) >= _BESIDE_FROM,
+    )
     sites = tuple(
         _checked_by_callers(
             _settable(with_access(site, world.catalog), world.index),
             graph,
             _target(site, modules),
         )
-        for site in extraction.sites
-    )
-    # the tests of the whole tree against every site: a global step, in a second process
-    # while this one goes on
-    targets = [_function_of(s, modules) for s in sites]
-    tests = beside(
-        lambda: find_tests(extraction.tests, sites, graph, targets),
-        worth_it=len(sites) >= _BESIDE_FROM,
+        for site in extracted
     )
     prose = _reused_or_made(sites, world, cache or NoProseCache())  # on the other cores
     related = Related(sites)
