@@ -689,3 +689,77 @@ def test_a_class_from_a_mapping_annotated_to_hold_classes(more: list[ErrorSite])
         MORE_TESTS_FILE + "test_get_invalid_url",
         MORE_TESTS_FILE + "test_read_timeout",
     ]
+
+
+HELPER_FILES = {
+    "pkg/__init__.py": "",
+    "pkg/config.py": """
+class FieldError(ValueError):
+    pass
+
+
+def get_field(cls, name):
+    if name not in cls.fields:
+        raise FieldError(f"Field '{name}' not found in {cls.__name__}.")
+    return cls.fields[name]
+
+
+def set_field(cls, name, value):
+    if name.startswith("_"):
+        raise FieldError(f"Field '{name}' is private to {cls.__name__}.")
+    cls.fields[name] = value
+
+
+def replace(config, **changes):
+    for name in changes:
+        get_field(type(config), name)
+    return config
+""",
+    "pkg/layers.py": """
+def replace_embedding(module):
+    found = [m for m in module.children() if m.kind == "embedding"]
+    if len(found) != 1:
+        raise ValueError(f"Expected one embedding, found {len(found)}.")
+    return found[0]
+""",
+    "tests/test_layers.py": """
+import pytest
+
+from pkg.config import FieldError
+from pkg.layers import replace_embedding
+
+
+def replace(module):
+    return replace_embedding(module)
+
+
+@pytest.mark.parametrize("count", [0, 2])
+def test_replace_ambiguous_embedding(count):
+    with pytest.raises(ValueError, match=f"found {count}"):
+        replace(make_wrapper(count))
+
+
+def test_replace_size():
+    def replace(config, **changes):  # the test's own, not the file's
+        return config
+
+    with pytest.raises(FieldError):  # the class alone: only the calls tell
+        replace(make_config(), size=1)
+""",
+}
+
+
+def test_a_helper_the_test_file_defines_stands_for_what_it_calls(tmp_path: Path) -> None:
+    # `replace(...)` in the raises block is the test file's own function, which calls
+    # replace_embedding: not the package's `replace`, which reaches get_field. A test
+    # whose own nested `replace` hides the file's is read as calling `replace` still:
+    # of FieldError's two raises, get_field's is the one that reaches.
+    sites = sorted(
+        explain_package(tmp_path, HELPER_FILES).values(),
+        key=lambda s: (s.location.file, s.location.line),
+    )
+    (embedding,) = _in(sites, "replace_embedding")
+    (field,) = _in(sites, "get_field")
+    assert _tests(embedding) == ["tests/test_layers.py::test_replace_ambiguous_embedding"]
+    assert _tests(field) == ["tests/test_layers.py::test_replace_size"]
+    assert _tests(_in(sites, "set_field")[0]) == []

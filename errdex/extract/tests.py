@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import os
 import re
 from bisect import bisect_right
@@ -36,6 +37,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _AS = re.compile(r" as ([A-Za-z_]\w*)")  # a literal first: the engine skips ahead
 _LAST_NAME = re.compile(r"([A-Za-z_]\w*)$")
 _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_BARE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")  # `f(`, not `x.f(`
 # an attribute read or set, not called: a property runs (`response.content`)
 _READ = re.compile(r"\.([A-Za-z_]\w*)\b(?!\s*\()")
 # statements that call a method of an object without naming it: `with client:` enters
@@ -268,7 +270,7 @@ def expectations(rel: str, text: str) -> Iterator[Expectation]:
         else:
             if modules is None:
                 modules = _imported_modules(text)
-            calls = _block_calls(text, call.start(), start, modules)
+            calls = _block_calls(text, call.start(), start, modules, defs)
         if aliases is None:
             aliases = _aliases(text)
         for expected in _expected_classes(node.args[0], exceptions, params):
@@ -421,12 +423,15 @@ def _imported_modules(text: str) -> dict[str, str]:
     }
 
 
-def _block_calls(text: str, at: int, test_start: int, modules: dict[str, str]) -> frozenset[str]:
+def _block_calls(
+    text: str, at: int, test_start: int, modules: dict[str, str], defs: _Defs
+) -> frozenset[str]:
     """The names called in the `with` block that a raises call at `at` opens: the lines
     after it indented deeper than its own (empty when it opens no block). A method called
     on an object the test made (`client = Client(...)`, `with Client() as client`, from
     `test_start` on) is named with its class: `Client.get`; a function called through a
-    module the file imports, with the module: `requests.get`."""
+    module the file imports, with the module: `requests.get`; a helper the test file
+    defines itself, by what its body calls (see _Defs.helper_calls)."""
     start = text.rfind("\n", 0, at) + 1
     head = text[start:at]
     if not head.lstrip().startswith("with "):
@@ -457,7 +462,16 @@ def _block_calls(text: str, at: int, test_start: int, modules: dict[str, str]) -
     for pattern, method in _PROTOCOLS:
         for statement in pattern.finditer(code):
             called.add(_protocol_call(statement, method, made))
-    return frozenset(n for n in called if n not in _NOT_CALLS)
+    before = text[test_start:start]
+    hidden: set[str] = set()
+    through: set[str] = set()
+    for helper in set(_BARE_CALL.findall(code)) & defs.helpers.keys():
+        if re.search(rf"\bdef\s+{helper}\b", before):
+            continue  # the test's own function of that name hides the file's
+        if not re.search(rf"\.{helper}\s*\(", code):  # never called as anyone's method
+            hidden.add(helper)
+        through |= defs.helper_calls(helper)
+    return frozenset(n for n in (called - hidden) | through if n not in _NOT_CALLS)
 
 
 def _made(code: str) -> dict[str, str]:
@@ -555,6 +569,25 @@ class _Defs:
                 running.pop()
             self.parents[k] = running[-1] if running else -1
             running.append(k)
+
+    @functools.cached_property
+    def helpers(self) -> dict[str, int]:
+        """The functions the file defines at its top level that are not tests, each
+        with its index in `found` (the last one of a name, as Python binds it)."""
+        return {
+            name: k
+            for k, (_, level, kind, name) in enumerate(self.found)
+            if level == 0 and kind == "def" and not name.startswith("test")
+        }
+
+    def helper_calls(self, name: str) -> set[str]:
+        """The names the body of the file's own helper `name` calls: a test that calls
+        the file's `replace(wrapper)` reaches what `replace` calls, and none of the
+        codebase's functions named `replace`."""
+        k = self.helpers[name]
+        start = self.text.find("\n", self.found[k][0])
+        body = "" if start < 0 else self.text[start : self.ends[k]]
+        return set(_CALLED.findall(_QUOTED.sub('""', body))) - _NOT_CALLS
 
     def params(self, def_start: int) -> Values:
         """The parametrized values of the def that starts at `def_start`."""
