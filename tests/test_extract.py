@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
+import sqlite3
 import sys
 import textwrap
 from pathlib import Path
@@ -16,6 +18,7 @@ from errdex.extract.parse import Skip, parse_file
 from errdex.extract.pipeline import extract
 from errdex.extract.visitor import UnknownStatement
 from errdex.model import Hole, Snapshot, Text
+from errdex.store.facts import SqliteFactsCache
 from tests.conftest import index_snippet, index_tree, only, write_tree
 
 
@@ -850,3 +853,29 @@ def test_relative_imports_start_from_the_package(tmp_path: Path) -> None:
         },
     )
     assert {s.exception.qualname for s in sites} == {"pkg.errors.Bad"}
+
+
+def test_a_damaged_cache_entry_is_parsed_again_beside_the_workers(tmp_path: Path) -> None:
+    # 50 files: a parallel parse (extract.pipeline._PARALLEL_FROM). On the second run one
+    # file's cached facts are damaged and the rest are gone: the workers parse 49 while
+    # this process unpacks the one it has, fails, and parses it after all
+    files = {"pkg/__init__.py": ""}
+    code = "def check_{n}(x):\n    if x < {n}:\n        raise ValueError('low {n}')\n"
+    files.update((f"pkg/m{n}.py", code.format(n=n)) for n in range(49))
+    root = write_tree(tmp_path / "tree", files)
+    snapshot = Snapshot(package="pkg", version="1.0", root=root, source=str(root))
+    path = tmp_path / "facts.sqlite"
+    cache = SqliteFactsCache(path)
+    first = extract(snapshot, scan(snapshot, cache), cache, workers=2)
+    cache.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("DELETE FROM facts WHERE key NOT LIKE '%:pkg/m7.py:%'")
+        assert conn.execute("UPDATE facts SET data = x'00'").rowcount == 1
+    cache = SqliteFactsCache(path)
+    again = extract(snapshot, scan(snapshot, cache), cache, workers=2)
+    cache.close()
+    assert (first.parsed, again.parsed) == (50, 50)
+    assert again.sites == first.sites and len(again.sites) == 49
+    cache = SqliteFactsCache(path)  # and the damaged entry was written anew
+    assert extract(snapshot, scan(snapshot, cache), cache).parsed == 0
+    cache.close()

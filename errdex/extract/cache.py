@@ -61,8 +61,9 @@ class FactsCache(Protocol):
         """Keep (absolute path, size, mtime_ns, digest) rows."""
         ...
 
-    def load(self, keys: Sequence[str]) -> dict[str, Outcome]:
-        """The outcomes cached under `keys` (see facts_key); misses are left out."""
+    def load(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """The packed outcomes cached under `keys` (see facts_key and pack); misses are
+        left out. The caller unpacks them (while the files not cached are parsed)."""
         ...
 
     def save(self, items: Iterable[tuple[str, bytes]]) -> None:
@@ -81,7 +82,7 @@ class NoCache:
     def remember_digests(self, rows: Iterable[tuple[str, int, int, str]]) -> None:
         pass
 
-    def load(self, keys: Sequence[str]) -> dict[str, Outcome]:
+    def load(self, keys: Sequence[str]) -> dict[str, bytes]:
         return {}
 
     def save(self, items: Iterable[tuple[str, bytes]]) -> None:

@@ -70,22 +70,35 @@ def _extract(
     progress: Progress | None,
 ) -> tuple[Extraction, tuple[TestFile, ...]]:
     keys = {rel: facts_key(rel, file_digest) for rel, file_digest in tree.files}
-    outcomes: dict[str, Outcome] = {}
-    cached = cache.load(list(keys.values()))
-    todo: list[str] = []
-    for rel, key in keys.items():
-        if key in cached:
-            outcomes[rel] = cached[key]
-        else:
-            todo.append(rel)
+    cached = cache.load(list(keys.values()))  # packed: unpacked while the rest is parsed
+    todo = [rel for rel, key in keys.items() if key not in cached]
     total = len(keys)
     if progress:
-        progress(len(outcomes), total)
+        progress(total - len(todo), total)
+    outcomes: dict[str, Outcome] = {}
+    damaged: list[str] = []
+
+    def unpack_cached() -> None:
+        for rel, key in keys.items():
+            data = cached.get(key)
+            if data is not None:
+                try:
+                    outcomes[rel] = unpack(data)
+                except Exception:  # a stale or damaged entry is just a miss: parsed
+                    damaged.append(rel)
+
     workers = workers or os.cpu_count() or 1
     with _pool(workers if len(todo) >= _PARALLEL_FROM else 1) as pool:
         parsed = _parse_all(
-            pool, snapshot.root, todo, lambda n: progress and progress(n, total), len(outcomes)
+            pool,
+            snapshot.root,
+            todo,
+            lambda n: progress and progress(n, total),
+            total - len(todo),
+            meanwhile=unpack_cached,
         )
+        if damaged:
+            parsed.update(_parse_all(None, snapshot.root, damaged, lambda n: None, 0))
         # the tests are scanned in a worker (they only need the files) while this
         # process links the sites
         tests = None if pool is None else pool.submit(scan_tests, snapshot.root)
@@ -227,10 +240,13 @@ def _parse_all(
     paths: list[str],
     progress: Callable[[int], object],
     done: int,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> dict[str, Parsed]:
-    """The outcome of each of `paths`, with what a worker packed of it for the cache."""
+    """The outcome of each of `paths`, with what a worker packed of it for the cache;
+    `meanwhile` is run here once the workers have their files (first, without any)."""
     results: dict[str, Parsed] = {}
     if pool is None:
+        meanwhile()
         for rel in paths:
             results.update((r, (outcome, None)) for r, outcome in parse_batch(str(root), [rel]))
             progress(done + len(results))
@@ -245,6 +261,7 @@ def _parse_all(
     if big:
         pending.add(pool.submit(_parse_packed, str(root), [big.pop(0)]))
     pending.update(pool.submit(_parse_packed, str(root), batch) for batch in batches)
+    meanwhile()
     while pending:
         finished, pending = wait(pending, return_when=FIRST_COMPLETED)
         for future in finished:

@@ -11,8 +11,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from errdex.extract.cache import Outcome, unpack
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS digests (
@@ -83,14 +81,9 @@ class SqliteFactsCache:
     def remember_digests(self, rows: Iterable[tuple[str, int, int, str]]) -> None:
         self._write("INSERT OR REPLACE INTO digests VALUES (?, ?, ?, ?)", rows)
 
-    def load(self, keys: Sequence[str]) -> dict[str, Outcome]:
-        out: dict[str, Outcome] = {}
-        for key, data in self._rows("SELECT key, data FROM facts WHERE key IN ({marks})", keys):
-            try:
-                out[key] = unpack(data)
-            except Exception:  # a stale or damaged entry is just a miss
-                continue
-        return out
+    def load(self, keys: Sequence[str]) -> dict[str, bytes]:
+        sql = "SELECT key, data FROM facts WHERE key IN ({marks})"
+        return {key: bytes(data) for key, data in self._rows(sql, keys)}
 
     def save(self, items: Iterable[tuple[str, bytes]]) -> None:
         self._write("INSERT OR REPLACE INTO facts VALUES (?, ?)", items)
