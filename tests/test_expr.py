@@ -180,6 +180,20 @@ def test_an_opaque_node_keeps_the_trees_inside_it() -> None:
     assert reads == {"self.offset", "self", "scale"}
 
 
+def test_an_opaque_node_keeps_the_trees_of_its_loops_and_defaults() -> None:
+    """What an expression holds in a part that is no expression itself: the loops of a
+    dict comprehension, a lambda's defaults."""
+    for source, inside in [
+        ("{k: v for k, v in self._items if v}", {"self._items", "v"}),
+        ("[a for a in xs for b in self.ys]", {"xs", "self.ys"}),
+        ("lambda n=self.size: n", {"self.size"}),
+    ]:
+        node = tree(source)
+        assert isinstance(node, x.Opaque), source
+        reads = {n.source() for n in node.walk() if isinstance(n, x.Name | x.Attribute)}
+        assert inside <= reads, source
+
+
 def test_brackets_follow_how_tightly_each_node_binds() -> None:
     for source in [
         "not (a and b)",
