@@ -462,6 +462,10 @@ def _guard_to_json(guard: Guard) -> JSON:
         out["raised_by"] = guard.raised_by
     if guard.tree is not None:
         out["tree"] = tree_to_json(guard.tree)
+    if guard.raised_by_tree is not None:
+        out["raised_by_tree"] = tree_to_json(guard.raised_by_tree)
+    if guard.imports:
+        out["imports"] = list(guard.imports)
     return out
 
 
@@ -557,6 +561,8 @@ def _input_to_json(item: Input) -> JSON:
         "doc": item.doc,
         "location": _pos_to_json(item.location),
     }
+    if item.default_tree is not None:
+        out["default_tree"] = tree_to_json(item.default_tree)
     if item.access is not None:
         out["access"] = item.access
     if item.sources:
@@ -586,6 +592,7 @@ def _input_from_json(data: JSON) -> Input:
         owner=data.get("owner"),
         type=data.get("type"),
         default=data.get("default"),
+        default_tree=_tree_or_none(data.get("default_tree")),
         doc=data.get("doc"),
         location=_pos_from_json(data.get("location")),
         access=data.get("access"),
@@ -628,6 +635,8 @@ def site_from_json(data: JSON) -> ErrorSite:
                 line=g["line"],
                 raised_by=g.get("raised_by"),
                 tree=_tree_or_none(g.get("tree")),
+                raised_by_tree=_tree_or_none(g.get("raised_by_tree")),
+                imports=tuple(g.get("imports", ())),
             )
             for g in data["guard"]
         ),
