@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import typing
 from pathlib import Path
 
 import pytest
@@ -261,7 +262,6 @@ def test_extract_gives_guards_and_holes_their_trees() -> None:
 
 def test_extract_gives_defaults_and_try_statements_their_trees() -> None:
     code = (
-
         "def f(url, retries=max(1, LIMIT)):\n"
         "    parts = split(url, retries)\n"
         "    for item in parts:\n"
@@ -392,6 +392,12 @@ def _composite(children: st.SearchStrategy[x.Expr]) -> st.SearchStrategy[x.Expr]
 
 
 trees = st.recursive(names | constants, _composite, max_leaves=12)
+
+
+def test_every_kind_of_node_has_its_json_both_ways() -> None:
+    kinds = {cls.__name__ for cls in typing.get_args(x.Expr)}
+    assert set(codec._TREE_JSON) == kinds
+    assert set(codec._TREE_FROM) == {k.lower() for k in kinds}
 
 
 @settings(max_examples=300, deadline=None)
