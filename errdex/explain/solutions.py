@@ -924,12 +924,14 @@ def _missing_attributes(analysis: Analysis) -> list[Fix]:
 
 def _imported(analysis: Analysis) -> list[str]:
     """The modules the `try` blocks around the site import: the first that each one's
-    statement names (`import x`, `from x import y`, `import_module("x")`)."""
+    statement names (`import x`, `from x import y`, `import_module("x")`). A module of
+    the package itself, imported relative to it (`from .x import y`), is none: no
+    distribution provides it."""
     out: list[str] = []
     for guard in analysis.site.guard:
         if guard.kind == "except":
             found = guard.imports or _imported_by_call(guard.raised_by_tree)
-            if found and found[0] not in out:
+            if found and not found[0].startswith(".") and found[0] not in out:
                 out.append(found[0])
     return out
 
