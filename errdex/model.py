@@ -132,6 +132,13 @@ class Guard:
     # `for` and `loop-exhausted`, `target in iter` as a Membership; for `except`, the
     # types caught. None where the test is not an expression (`with`, `try`, `case`).
     tree: Expr | None = field(default=None, compare=False)
+    # `raised_by` as a tree, what later stages read; None when `raised_by` is None or is
+    # an import statement
+    raised_by_tree: Expr | None = field(default=None, compare=False)
+    # for `except` around a one-statement `try` block that is an import: the modules it
+    # imports, as written (`import a.b, c`: ("a.b", "c"); `from .x import y`: (".x",));
+    # empty when `raised_by` is None
+    imports: tuple[str, ...] = field(default=(), compare=False)
 
     def holds(self) -> str:
         """The condition as it stands where the site is reached: the test, or for a
@@ -184,6 +191,10 @@ class Input:
     owner: str | None = None  # class qualname for fields, function qualname for parameters
     type: str | None = None
     default: str | None = None
+    # `default` as a tree, what later stages read: for a parameter its default, for a
+    # local the value it is assigned. None for fields, attributes and constants (their
+    # per-file facts keep the text only), a loop's item and a value shortened for display
+    default_tree: Expr | None = field(default=None, compare=False)
     doc: str | None = None
     location: SourcePos | None = None
     # "public": a parameter, field or property a user sets; "internal": a private name,

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from errdex.explain import explain_sites
+from errdex.explain import _called_in_try, explain_sites
 from errdex.explain.conditions import clauses, plain, say
 from errdex.explain.title import clause, hole_name
 from errdex.expr import Expr
@@ -19,7 +19,7 @@ from errdex.extract.trees import tree_of
 from errdex.index import index_source
 from errdex.model import ErrorSite, Explanation, Input, Snapshot
 from errdex.store import open_store
-from tests.conftest import write_tree
+from tests.conftest import index_snippet, write_tree
 from tests.test_extract import EXPRESSIONS, every_expression_module
 
 
@@ -562,3 +562,31 @@ def test_a_raise_after_a_loop_says_what_no_item_matched(tmp_path: Path) -> None:
     queue = by_message["the queue emptied before anything was ready"].explanation
     assert queue is not None
     assert "once `while queue.pending()` stopped without returning" in queue.when_it_happens
+
+
+TRY = """
+def f():
+    try:
+        {statement}
+    except OSError:
+        raise ValueError()
+"""
+
+
+def test_the_function_a_try_block_calls_is_read_from_its_tree() -> None:
+    for statement, called in [
+        ("value = self.parser.parse_args(args)", "parse_args"),
+        ("return await fetch(url)", "fetch"),
+        ("data = yield from produce()", "produce"),
+        ("return load(path).data[0]", "load"),
+        ("make()(x)", "make"),
+        ("ok = isinstance(x, int)", "isinstance"),
+        ("ok = run(a) == 0 and b", "run"),
+        ("n = not check(x)", None),
+        ("n = self.items[0].pop()", None),
+        ("n = (a or b)(x)", None),
+        ("total = -count(x)", None),
+        ("import yaml", None),
+    ]:
+        (site,) = index_snippet(TRY.format(statement=statement))
+        assert _called_in_try(site.guard[0].raised_by_tree) == called, statement

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import typing
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,20 @@ def test_an_opaque_node_keeps_the_trees_inside_it() -> None:
     assert reads == {"self.offset", "self", "scale"}
 
 
+def test_an_opaque_node_keeps_the_trees_of_its_loops_and_defaults() -> None:
+    """What an expression holds in a part that is no expression itself: the loops of a
+    dict comprehension, a lambda's defaults."""
+    for source, inside in [
+        ("{k: v for k, v in self._items if v}", {"self._items", "v"}),
+        ("[a for a in xs for b in self.ys]", {"xs", "self.ys"}),
+        ("lambda n=self.size: n", {"self.size"}),
+    ]:
+        node = tree(source)
+        assert isinstance(node, x.Opaque), source
+        reads = {n.source() for n in node.walk() if isinstance(n, x.Name | x.Attribute)}
+        assert inside <= reads, source
+
+
 def test_brackets_follow_how_tightly_each_node_binds() -> None:
     for source in [
         "not (a and b)",
@@ -243,6 +258,67 @@ def test_extract_gives_guards_and_holes_their_trees() -> None:
     assert site.message is not None
     holes = [p for p in site.message.parts if isinstance(p, Hole)]
     assert [h.tree.source() if h.tree else None for h in holes] == ["item.size", "mode"]
+
+
+def test_extract_gives_defaults_and_try_statements_their_trees() -> None:
+    code = (
+        "def f(url, retries=max(1, LIMIT)):\n"
+        "    parts = split(url, retries)\n"
+        "    for item in parts:\n"
+        "        pass\n"
+        "    try:\n"
+        "        conn = self.open(parts.host, timeout=3)\n"
+        "    except OSError:\n"
+        "        raise ValueError(f'{url} {retries} {parts} {item}')\n"
+        "    try:\n"
+        "        import yaml.cyaml, json\n"
+        "    except ImportError:\n"
+        "        raise ValueError('no yaml')\n"
+        "    try:\n"
+        "        from . import plugins\n"
+        "    except ImportError:\n"
+        "        raise ValueError(f'no plugins for {url}')\n"
+    )
+    opened, yaml, plugins = index_snippet(code)
+    inputs = {i.name: i for i in opened.inputs}
+    assert inputs["retries"].default_tree == x.Call(
+        func=x.Name(id="max"), args=(x.Constant(value=1), x.Name(id="LIMIT"))
+    )
+    assert inputs["url"].default_tree is None  # no default
+    parts = inputs["parts"]
+    assert parts.kind == "local" and parts.default == "split(url, retries)"
+    assert parts.default_tree is not None and parts.default_tree.source() == parts.default
+    assert inputs["item"].default == "an item of parts"
+    assert inputs["item"].default_tree is None  # one item of it, not the value itself
+    (guard,) = opened.guard
+    assert guard.raised_by == "self.open(parts.host, timeout=3)"
+    assert guard.raised_by_tree == x.Call(
+        func=x.Attribute(value=x.Name(id="self"), attr="open"),
+        args=(x.Attribute(value=x.Name(id="parts"), attr="host"),),
+        keywords=(x.Keyword(name="timeout", value=x.Constant(value=3)),),
+    )
+    assert guard.imports == ()
+    (guard,) = yaml.guard
+    assert guard.raised_by == "import yaml.cyaml, json"
+    assert guard.raised_by_tree is None and guard.imports == ("yaml.cyaml", "json")
+    assert plugins.guard[0].imports == (".",)
+
+
+def test_a_long_local_or_try_statement_keeps_no_tree_of_the_text_it_cuts() -> None:
+    long = " + ".join(f"value_{n}" for n in range(30))
+    code = (
+        "def f():\n"
+        f"    total = {long}\n"
+        "    try:\n"
+        f"        g({long}, {long})\n"
+        "    except OSError:\n"
+        "        raise ValueError(f'{total}')\n"
+    )
+    (site,) = index_snippet(code)
+    (total,) = [i for i in site.inputs if i.name == "total"]
+    assert total.default is not None and total.default.endswith("…")
+    assert total.default_tree is None
+    assert site.guard[0].raised_by is None and site.guard[0].raised_by_tree is None
 
 
 # -- the JSON form -----------------------------------------------------------------------
@@ -318,6 +394,12 @@ def _composite(children: st.SearchStrategy[x.Expr]) -> st.SearchStrategy[x.Expr]
 trees = st.recursive(names | constants, _composite, max_leaves=12)
 
 
+def test_every_kind_of_node_has_its_json_both_ways() -> None:
+    kinds = {cls.__name__ for cls in typing.get_args(x.Expr)}
+    assert set(codec._TREE_JSON) == kinds
+    assert set(codec._TREE_FROM) == {k.lower() for k in kinds}
+
+
 @settings(max_examples=300, deadline=None)
 @given(trees)
 def test_a_tree_survives_its_json(node: x.Expr) -> None:
@@ -342,3 +424,34 @@ def test_a_record_keeps_its_trees_through_json(tmp_path: Path) -> None:
     assert [getattr(p, "tree", None) for p in back.message.parts] == [
         getattr(p, "tree", None) for p in site.message.parts
     ]
+
+
+def test_a_record_keeps_its_default_and_try_trees_through_json(tmp_path: Path) -> None:
+    code = (
+        "def f(n=-1):\n"
+        "    size = n * 2\n"
+        "    try:\n"
+        "        g(size)\n"
+        "    except OSError:\n"
+        "        raise ValueError(f'{size}')\n"
+        "    try:\n"
+        "        import yaml\n"
+        "    except ImportError:\n"
+        "        raise ValueError('no yaml')\n"
+    )
+    snapshot = Snapshot(package="pkg", version="1", root=tmp_path, source=str(tmp_path))
+    called, imported = index_snippet(code)
+    data = json.loads(json.dumps(codec.site_to_json(called, snapshot)))
+    assert data["guard"][0]["raised_by"] == "g(size)"
+    assert data["guard"][0]["raised_by_tree"]["node"] == "call"
+    assert "imports" not in data["guard"][0]
+    size = next(i for i in data["inputs"] if i["name"] == "size")
+    assert size["default"] == "n * 2"
+    assert size["default_tree"]["node"] == "opaque" and size["default_tree"]["form"] == "BinOp"
+    back = codec.site_from_json(data)
+    assert back.guard[0].raised_by_tree == called.guard[0].raised_by_tree
+    assert [i.default_tree for i in back.inputs] == [i.default_tree for i in called.inputs]
+    data = json.loads(json.dumps(codec.site_to_json(imported, snapshot)))
+    assert data["guard"][0]["imports"] == ["yaml"]
+    assert "raised_by_tree" not in data["guard"][0]
+    assert codec.site_from_json(data).guard[0].imports == ("yaml",)

@@ -398,6 +398,39 @@ def test_an_import_names_the_distribution_and_the_packages_own_extra(tmp_path: P
     assert idna[0] == "Install `idna` (`pip install idna`), which webby requires"
 
 
+def test_a_module_a_try_block_imports_by_name_names_what_to_install(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/loader.py": """
+                import importlib
+
+
+                def load():
+                    try:
+                        mod = importlib.import_module("yaml.cyaml")
+                    except ImportError:
+                        raise ImportError("the fast YAML loader is missing") from None
+                    return mod
+
+
+                def load_plugins():
+                    try:
+                        from .plugins import registry
+                    except ImportError:
+                        raise ImportError("the plugins are missing") from None
+                    return registry
+            """,
+        },
+    )
+    fast = body(sites["the fast YAML loader is missing"]).solutions
+    assert fast[0] == "Install `PyYAML` (`pip install PyYAML`)"
+    # a module of the package itself: what it imports in turn is missing, not it
+    plugins = body(sites["the plugins are missing"]).solutions
+    assert plugins[0] == "Install the optional dependency this feature imports"
+
+
 def test_a_condition_that_looks_a_module_up_names_what_to_install(tmp_path: Path) -> None:
     sites = explained(
         tmp_path,

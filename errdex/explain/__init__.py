@@ -46,7 +46,7 @@ from errdex.explain.solutions import (
 from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
-from errdex.expr import Collection, Expr
+from errdex.expr import Attribute, Call, Collection, Expr, IsInstance, Name, Opaque
 from errdex.extract import Extraction
 from errdex.extract.facts import FileFacts
 from errdex.extract.names import Names
@@ -397,7 +397,38 @@ def _line_free_selection(chosen: Selection | None) -> Selection | None:
     return dataclasses.replace(chosen, flag=line_free_knob(chosen.flag))
 
 
-_CALLED_IN_TRY = re.compile(r"^(?:await\s+)?(?:yield\s+from\s+)?([A-Za-z_][\w.]*)\(")
+def _called_in_try(tree: Expr | None) -> str | None:
+    """The function a `try` block's statement calls first, by its last name: `get` of
+    `self.pool.get(key)`, `await fetch(url)` or `load(path).data`; None when it starts
+    with anything else (`not f(x)`, `(a or b)(x)`, a literal)."""
+    node = tree
+    if isinstance(node, Opaque) and node.form == "Await" and node.parts:
+        node = node.parts[0]
+    if isinstance(node, Opaque) and node.form == "YieldFrom" and node.parts:
+        node = node.parts[0]
+    while node is not None:
+        if isinstance(node, Call):
+            name = _dotted_last(node.func)
+            if name is not None:
+                return name
+        elif isinstance(node, IsInstance):
+            return "isinstance"
+        inside = node.children()
+        first = inside[0] if inside else None
+        if first is None or not node.source().startswith(first.source()):
+            return None  # the expression does not start with its first part: `not x`
+        node = first
+    return None
+
+
+def _dotted_last(node: Expr) -> str | None:
+    """`c` of the dotted name `a.b.c`, `f` of `f`; None for anything else."""
+    last = node.attr if isinstance(node, Attribute) else None
+    while isinstance(node, Attribute):
+        node = node.value
+    if not isinstance(node, Name):
+        return None
+    return node.id if last is None else last
 
 
 def _caught_by_callers(
@@ -412,11 +443,11 @@ def _caught_by_callers(
     handlers: dict[tuple[str, str], list[tuple[int, set[str]]]] = {}
     for number, site in enumerate(sites):
         for guard in site.guard:
-            called = _CALLED_IN_TRY.match(guard.raised_by or "") if guard.kind == "except" else None
+            called = _called_in_try(guard.raised_by_tree) if guard.kind == "except" else None
             if called is None:
                 continue
             types = {t.rsplit(".", 1)[-1] for t in _caught_types(guard.tree)}
-            key = (_target(site, modules), called.group(1).rsplit(".", 1)[-1])
+            key = (_target(site, modules), called)
             handlers.setdefault(key, []).append((number, types))
     out: dict[int, Fix] = {}
     if not handlers:

@@ -10,7 +10,6 @@ import ast
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from errdex.expr import (
@@ -82,17 +81,6 @@ class Clause:
 
 
 Inputs = Mapping[str, Input]  # by expression as written ("self.x", "x")
-
-
-@lru_cache(maxsize=4096)
-def parse_input(text: str) -> ast.expr | None:
-    """The expression of an input's text (its default or the expression it is read as),
-    which extract keeps as text; or None. A guard's condition is never read this way:
-    it comes as a tree (`Guard.tree`)."""
-    try:
-        return ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
-        return None
 
 
 def clauses(node: Expr, inputs: Inputs, *, holds: bool = True) -> list[Clause]:

@@ -8,7 +8,6 @@
 # Nothing here tells a user to change a private name or a value the library computes.
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,10 +15,20 @@ from functools import lru_cache
 
 from errdex.explain.access import private_name, private_path
 from errdex.explain.analysis import Analysis
-from errdex.explain.conditions import Clause, literal, parse_input
+from errdex.explain.conditions import Clause, literal
 from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
 from errdex.explain.title import display
-from errdex.expr import BoolOp, Call, Constant, Expr, IsInstance, Membership, target_source
+from errdex.expr import (
+    Attribute,
+    BoolOp,
+    Call,
+    Constant,
+    Expr,
+    IsInstance,
+    Membership,
+    Name,
+    target_source,
+)
 from errdex.model import Fix, Hole, Input, Knob
 
 MAX_SOLUTIONS = 6
@@ -44,10 +53,7 @@ _ANYWHERE = re.compile(
 )
 _TOKEN = re.compile(r"`([^`]+)`|(?<![\w-])(--[a-z][\w-]*|[A-Z][A-Z0-9_]{3,}|[a-z]\w*_\w+)")
 _EXC_IMPORT = ("ImportError", "ModuleNotFoundError")
-_IMPORTED = re.compile(r"^(?:import\s+([\w.]+)|from\s+([\w.]+)\s+import\b)")
 _IMPORTERS = ("import_module", "find_spec", "__import__")
-# the same in the source of a `try` block's statement (`mod = import_module("x")`)
-_IMPORT_CALL = re.compile(r"(?:import_module|find_spec|__import__)\(\s*['\"]([\w.]+)['\"]")
 # Import names that differ from the distribution that provides them (well known ones).
 _DISTRIBUTIONS = {
     "yaml": "PyYAML",
@@ -610,7 +616,7 @@ def _through_local(
         if shown
         and len(shown) <= MAX_SHOWN_EXPR
         and not private_name_in(shown)
-        and _mentions_only(shown, public)
+        and _mentions_only(local.default_tree, public)
         else f"what the check reads is computed from {_them(public)}"
     )
     knobs = [k for s in public for k in s.knobs]
@@ -647,37 +653,35 @@ def private_name_in(expr: str) -> bool:
 def _reads_own_state(local: Input, analysis: Analysis) -> bool:
     """Whether a local's value reads `self.x` (or calls `self.f(...)`) that is not a
     public input of the site."""
-    node = parse_input(local.default) if local.default else None
-    if node is None:
-        return False
-    for sub in ast.walk(node):
-        owner = sub.value if isinstance(sub, ast.Attribute) else None
-        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
-            found = analysis.inputs.get(f"{owner.id}.{sub.attr}")  # type: ignore[attr-defined]
+    node = local.default_tree
+    for sub in () if node is None else node.walk():
+        owner = sub.value if isinstance(sub, Attribute) else None
+        if isinstance(sub, Attribute) and isinstance(owner, Name) and owner.id in ("self", "cls"):
+            found = analysis.inputs.get(f"{owner.id}.{sub.attr}")
             if found is None or (found.access != "public" and not found.knobs):
                 return True
     return False
 
 
-def _mentions_only(expr: str, inputs: Sequence[Input]) -> bool:
-    """Whether every name `expr` reads is one of `inputs` (or a call's function)."""
-    node = parse_input(expr)
+def _mentions_only(node: Expr | None, inputs: Sequence[Input]) -> bool:
+    """Whether every name the expression `node` reads is one of `inputs` (or a call's
+    function); False for no expression."""
     if node is None:
         return False
     allowed = {i.expr.split(".")[0] for i in inputs}
-    called: set[int] = set()
-    for sub in ast.walk(node):
-        func = sub.func if isinstance(sub, ast.Call) else None
-        if func is None:
+    called: set[int] = set()  # the names that are called, by identity
+    for sub in node.walk():
+        if not isinstance(sub, Call):
             continue
+        func = sub.func
         called.add(id(func))
         # a method of the object itself (`self.connect(...)`), not of what it holds
-        method = func.attr if isinstance(func, ast.Attribute) else "_"
-        holder = func.value if isinstance(func, ast.Attribute) else None
-        if isinstance(holder, ast.Name) and holder.id in ("self", "cls") and method[0] != "_":
+        method = func.attr if isinstance(func, Attribute) else "_"
+        holder = func.value if isinstance(func, Attribute) else None
+        if isinstance(holder, Name) and holder.id in ("self", "cls") and method[0] != "_":
             called.add(id(holder))
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and id(sub) not in called and sub.id not in allowed:
+    for sub in node.walk():
+        if isinstance(sub, Name) and id(sub) not in called and sub.id not in allowed:
             return False
     return True
 
@@ -796,7 +800,7 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
         caught = _caught(guard.test, context) or "exception"
         call = guard.raised_by
         passed = [] if call is None else [i for i in site.inputs if reads(call, i)]
-        plain = call is not None and passed and _mentions_only(call, passed)
+        plain = call is not None and passed and _mentions_only(guard.raised_by_tree, passed)
         if plain and all(i.access == "public" and i.kind == "parameter" for i in passed):
             where = _where(passed, analysis)
             return [
@@ -890,13 +894,13 @@ def _missing_attributes(analysis: Analysis) -> list[Fix]:
         local = clause.subject
         if local is None or local.kind != "local" or not local.default:
             continue
-        node = parse_input(local.default)
-        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr"):
+        node = local.default_tree
+        if not (isinstance(node, Call) and isinstance(node.func, Name)):
             continue
-        attr = node.args[1] if len(node.args) >= 2 else None
-        if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
+        attr = node.args[1] if node.func.id == "getattr" and len(node.args) >= 2 else None
+        if not (isinstance(attr, Constant) and isinstance(attr.value, str)):
             continue
-        holder = ast.unparse(node.args[0])
+        holder = node.args[0].source()
         root = holder.split(".")[0]
         external = [
             analysis.inputs[s]
@@ -919,15 +923,16 @@ def _missing_attributes(analysis: Analysis) -> list[Fix]:
 
 
 def _imported(analysis: Analysis) -> list[str]:
-    """The modules the `try` blocks around the site import."""
+    """The modules the `try` blocks around the site import: the first that each one's
+    statement names (`import x`, `from x import y`, `import_module("x")`). A module of
+    the package itself, imported relative to it (`from .x import y`), is none: no
+    distribution provides it."""
     out: list[str] = []
     for guard in analysis.site.guard:
-        if guard.kind == "except" and guard.raised_by:
-            found = _IMPORTED.match(guard.raised_by) or _IMPORT_CALL.search(guard.raised_by)
-            if found:
-                module = next(g for g in found.groups() if g)
-                if module not in out:
-                    out.append(module)
+        if guard.kind == "except":
+            found = guard.imports or _imported_by_call(guard.raised_by_tree)
+            if found and not found[0].startswith(".") and found[0] not in out:
+                out.append(found[0])
     return out
 
 
@@ -1020,7 +1025,9 @@ def _public_inputs(analysis: Analysis) -> list[Fix]:
     if loops:
         target, iterable = target_source(loops[-1].item), loops[-1].container.source()
         names = [i for i in site.inputs if reads(iterable, i)]
-        shown = all(i.access == "public" for i in names) and _mentions_only(iterable, names)
+        shown = all(i.access == "public" for i in names) and _mentions_only(
+            loops[-1].container, names
+        )
         what = "no item the loop goes through matched them"
         if shown and len(iterable) <= 60 and not private_name(target):
             what = f"no `{target}` in `{iterable}` matched them"

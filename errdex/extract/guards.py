@@ -60,9 +60,10 @@ class GuardInfo:
     def guard(self) -> Guard:
         if self._guard is None:
             text = _GUARD_TEXT[self.shape](self.node, self.render)
-            raised_by = None if self.raiser is None else self.render(self.raiser)
+            raiser = self.raiser
+            raised_by = None if raiser is None else self.render(raiser)
             if raised_by is not None and len(raised_by) > MAX_RAISER:
-                raised_by = None
+                raiser = raised_by = None
             self._guard = Guard(
                 kind=self.kind,
                 test=text,
@@ -70,6 +71,8 @@ class GuardInfo:
                 line=self.line,
                 raised_by=raised_by,
                 tree=_GUARD_TREE[self.shape](self.node),
+                raised_by_tree=tree_of(raiser) if isinstance(raiser, ast.expr) else None,
+                imports=() if raiser is None else imported(raiser),
             )
         return self._guard
 
@@ -105,6 +108,17 @@ def raiser_of(body: list[ast.stmt]) -> ast.AST | None:
 
 
 _VALUED = frozenset({"Assign", "AnnAssign", "AugAssign", "Expr", "Return"})
+
+
+def imported(node: ast.AST) -> tuple[str, ...]:
+    """The modules an import statement imports, as written: ("a.b", "c") of
+    `import a.b, c`, (".x",) of `from .x import y`, (".",) of `from . import y`; () for
+    anything else."""
+    if isinstance(node, ast.Import):
+        return tuple(alias.name for alias in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return ("." * node.level + (node.module or ""),)
+    return ()
 
 
 def _handled(node: ast.Try | ast.TryStar, render: Render) -> str:

@@ -189,8 +189,20 @@ def _opaque(node: ast.AST) -> Expr:
         level = FACTOR
     else:
         level = _LEVEL.get(kind, ATOM)
-    parts = tuple(_tree(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
+    parts = tuple(_tree(c) for c in _inner(node))
     return Opaque(text=ast.unparse(node), precedence=level, parts=parts, form=kind)
+
+
+def _inner(node: ast.AST) -> list[ast.expr]:
+    """The expressions directly inside `node`, also those held by a part that is not one
+    itself: the loops of a dict comprehension, a lambda's defaults."""
+    out: list[ast.expr] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr):
+            out.append(child)
+        else:  # ast.comprehension, ast.arguments, ast.arg; operators and contexts: none
+            out += _inner(child)
+    return out
 
 
 def field_tree(field: str, base: Expr | None = None) -> Expr:

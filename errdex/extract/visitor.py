@@ -855,13 +855,16 @@ class FileVisitor:
                 source = self._resolve(ref, scope, found, depth + 1)
                 if source is not None and source not in sources:
                     sources.append(source)
-        text = clip(("an item of " if loop else "") + self.render(value), 120)
+        shown = self.render(value)
+        text = clip(("an item of " if loop else "") + shown, _MAX_LOCAL_TEXT)
+        whole = not loop and text == " ".join(shown.split())  # the value, not cut
         found.inputs[name] = Input(
             name=name,
             expr=name,
             kind="local",
             owner=scope.qualname,
             default=text,
+            default_tree=tree_of(value) if whole else None,
             sources=tuple(sources),
         )
         return name
@@ -922,6 +925,7 @@ class FileVisitor:
                     owner=scope.qualname,
                     type=None if arg.annotation is None else self.render(arg.annotation),
                     default=None if default is None else self.render(default),
+                    default_tree=None if default is None else tree_of(default),
                     doc=self._param_doc(scope, name),
                     location=SourcePos(file=self.path, line=arg.lineno),
                 )
@@ -1087,6 +1091,7 @@ def _message_argument(args: list[ast.expr], keywords: list[ast.keyword]) -> ast.
 # -- inputs: what a site's refs resolve to within one file ------------------------------
 
 _MAX_LOCAL_DEPTH = 3  # locals computed from locals, this many steps back
+_MAX_LOCAL_TEXT = 120  # a local's value is shown cut to this many characters
 
 
 @dataclass(slots=True)
