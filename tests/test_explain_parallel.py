@@ -16,7 +16,7 @@ from errdex.explain.parallel import beside, cores, over_workers
 from errdex.index import index_snapshot
 from errdex.model import Snapshot
 from errdex.store import open_store
-from errdex.store._common import stored_bodies
+from errdex.store._common import pack_body, stored_bodies
 from tests.conftest import write_tree
 
 needs_two_cores = pytest.mark.skipif(cores() < 2, reason="one core here: nothing runs beside")
@@ -121,10 +121,12 @@ def test_stored_bodies_made_on_every_core_as_in_one_process(tmp_path: Path) -> N
     snapshot = Snapshot(package="pkg", version="1.0", root=root, source=str(root))
     sites = index_snapshot(snapshot, open_store(tmp_path / "a.sqlite"), cache_path=None).sites
     assert len(sites) > 1000  # over the floor of the bodies' pool
-    pooled = stored_bodies(snapshot, sites)()
+    pooled = stored_bodies(snapshot, sites, compress=True)()
     with a_thread_running():  # no fork is safe: made here
-        alone = stored_bodies(snapshot, sites)()
+        alone = stored_bodies(snapshot, sites, compress=True)()
     assert pooled == alone
-    assert len({digest for _, digest in pooled}) == len(sites)
-    # each line number stands as one mark in its body's text
-    assert all(body.text.count("\x01") == len(body.lines) > 0 for body, _ in pooled)
+    assert len({stored.digest for stored in pooled}) == len(sites)
+    # each line number stands as one mark in its body's text, compressed as stored
+    assert all(s.body.text.count("\x01") == len(s.body.lines) > 0 for s in pooled)
+    assert [s.compressed() for s in pooled] == [pack_body(s.body) for s in pooled]
+    assert all(s.packed is None for s in stored_bodies(snapshot, sites)())

@@ -8,6 +8,7 @@ import json
 import os
 import zlib
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,21 +166,37 @@ _BODIES_POOL_FROM = 1000
 _BODIES_CHUNK = 500
 
 
-def stored_bodies(
-    snapshot: Snapshot, sites: Sequence[ErrorSite]
-) -> Callable[[], list[tuple[SharedBody, bytes]]]:
-    """Start making each of `sites`' body as `snapshot` stores it (codec.shared_body)
-    and its digest, and return the call that waits for them, in order. For many sites
-    they are made on a pool of forked workers (explain.parallel), which read the sites
-    from their copy of this process's memory and hand back only these: the writer goes
-    on with what needs no body meanwhile (the workers never touch the connections a
-    fork hands them)."""
+@dataclass(frozen=True, slots=True)
+class StoredBody:
+    """One site's body as its snapshot stores it, its digest and, when it was made ahead
+    (see stored_bodies), its compressed bytes."""
 
-    def job(start: int, stop: int) -> list[tuple[SharedBody, bytes]]:
+    body: SharedBody
+    digest: bytes
+    packed: bytes | None = None
+
+    def compressed(self) -> bytes:
+        """The body's bytes as a `records` row keeps them (pack_body)."""
+        return pack_body(self.body) if self.packed is None else self.packed
+
+
+def stored_bodies(
+    snapshot: Snapshot, sites: Sequence[ErrorSite], *, compress: bool = False
+) -> Callable[[], list[StoredBody]]:
+    """Start making each of `sites`' body as `snapshot` stores it (codec.shared_body)
+    and its digest, compressed too when `compress` (a package's first snapshot, whose
+    records are all new), and return the call that waits for them, in order. For many
+    sites they are made on a pool of forked workers (explain.parallel), which read the
+    sites from their copy of this process's memory and hand back only these: the writer
+    goes on with what needs no body meanwhile (the workers never touch the connections
+    a fork hands them)."""
+
+    def job(start: int, stop: int) -> list[StoredBody]:
         out = []
         for site in sites[start:stop]:
             body = codec.shared_body(site, snapshot.version, snapshot.commit)
-            out.append((body, record_digest(snapshot.package, body)))
+            packed = pack_body(body) if compress else None
+            out.append(StoredBody(body, record_digest(snapshot.package, body), packed))
         return out
 
     return over_workers(job, len(sites), chunk=_BODIES_CHUNK, least=_BODIES_POOL_FROM)

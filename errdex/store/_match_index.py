@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
@@ -35,23 +36,26 @@ def templates_of(conn: sqlite3.Connection, sites: Sequence[ErrorSite]) -> list[i
     for chunk in chunks(names):
         marks = ",".join("?" * len(chunk))
         ids.update(conn.execute(f"SELECT lits, id FROM templates WHERE lits IN ({marks})", chunk))
+    # Inside the write transaction (BEGIN IMMEDIATE) no one else adds templates: the new
+    # ones are numbered here and written in one executemany
+    next_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM templates").fetchone()[0]) + 1
+    rows: list[tuple[int, str, int]] = []
     postings: list[tuple[str, int]] = []
     for name in names:
         if name in ids:
             continue
         lits = wanted[name]
-        cur = conn.execute(
-            "INSERT INTO templates (lits, lit_len) VALUES (?, ?)",
-            (name, sum(len(lit) for lit in lits)),
-        )
-        assert cur.lastrowid is not None
-        ids[name] = cur.lastrowid
-        postings.extend((k, cur.lastrowid) for k in template_keys(lits))
+        ids[name] = next_id
+        rows.append((next_id, name, sum(len(lit) for lit in lits)))
+        postings.extend((k, next_id) for k in template_keys(lits))
+        next_id += 1
+    conn.executemany("INSERT INTO templates (id, lits, lit_len) VALUES (?, ?, ?)", rows)
     conn.executemany("INSERT INTO template_keys (key, template_id) VALUES (?, ?)", postings)
+    # one upsert a key, not one a posting (vllm: 24,123 keys of 78,877 postings)
     conn.executemany(
-        "INSERT INTO key_counts (key, df) VALUES (?, 1)"
-        " ON CONFLICT (key) DO UPDATE SET df = df + 1",
-        ((k,) for k, _ in postings),
+        "INSERT INTO key_counts (key, df) VALUES (?, ?)"
+        " ON CONFLICT (key) DO UPDATE SET df = df + excluded.df",
+        Counter(k for k, _ in postings).items(),
     )
     return [None if key is None else ids[key] for key in keys]
 

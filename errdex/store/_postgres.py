@@ -26,7 +26,6 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from errdex import codec, rank
-from errdex.codec import SharedBody
 from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
@@ -42,8 +41,8 @@ from errdex.store import _postgres_index as index
 from errdex.store import _postgres_search as search
 from errdex.store._base import FETCH, StoreBase, T, record, record_utf8
 from errdex.store._common import (
+    StoredBody,
     index_columns,
-    pack_body,
     pack_lines,
     search_highlight,
     search_texts,
@@ -119,9 +118,7 @@ def _record(row: Sequence[Any]) -> Record:
     return record(record_utf8(row))
 
 
-def _record_values(
-    digest: bytes, body: SharedBody, site: ErrorSite, template: int | None
-) -> tuple[Any, ...]:
+def _record_values(stored: StoredBody, site: ErrorSite, template: int | None) -> tuple[Any, ...]:
     """The `incoming` row of a record to add, in _INCOMING order."""
     message = site.message
     text = literal = None
@@ -134,7 +131,7 @@ def _record_values(
     base, bases, holes = index_columns(site)
     fields = search_texts(site)
     return (
-        digest,
+        stored.digest,
         site.id,
         loc.file,
         loc.function,
@@ -145,7 +142,7 @@ def _record_values(
         text,
         literal,
         title,
-        pack_body(body),
+        stored.compressed(),
         template,
         base,
         bases,
@@ -160,13 +157,13 @@ def _add_records(
     conn: Connection[Any],
     snapshot_id: int,
     sites: Sequence[ErrorSite],
-    prepared: Sequence[tuple[SharedBody, bytes]],
+    prepared: Sequence[StoredBody],
     templates: Sequence[int | None],
 ) -> None:
     """Make each of `sites` (with its body and digest, from stored_bodies) a member of the
     snapshot, adding the records not stored yet (only those are compressed and sent)."""
-    bodies = [body for body, _ in prepared]
-    digests = [digest for _, digest in prepared]
+    bodies = [stored.body for stored in prepared]
+    digests = [stored.digest for stored in prepared]
     ids: dict[bytes, int] = {
         bytes(digest): record_id
         for digest, record_id in conn.execute(
@@ -174,9 +171,9 @@ def _add_records(
         )
     }
     new: dict[bytes, tuple[Any, ...]] = {}
-    for site, body, digest, template in zip(sites, bodies, digests, templates, strict=True):
-        if digest not in ids and digest not in new:
-            new[digest] = _record_values(digest, body, site, template)
+    for site, stored, template in zip(sites, prepared, templates, strict=True):
+        if stored.digest not in ids and stored.digest not in new:
+            new[stored.digest] = _record_values(stored, site, template)
     if new:
         conn.execute(f"CREATE TEMP TABLE incoming ({_INCOMING}) ON COMMIT DROP")
         with conn.cursor().copy("COPY incoming FROM STDIN") as copy:

@@ -14,7 +14,6 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from errdex import codec, rank
-from errdex.codec import SharedBody
 from errdex.errors import NoDatabase, StoreError
 from errdex.model import (
     Enrichment,
@@ -28,7 +27,7 @@ from errdex.model import (
 from errdex.store import _match_index
 from errdex.store._base import FETCH, StoreBase, T, record, record_utf8
 from errdex.store._common import (
-    pack_body,
+    StoredBody,
     pack_lines,
     search_highlight,
     search_texts,
@@ -124,7 +123,7 @@ _BODIES = "SELECT id, body FROM records WHERE id IN (SELECT value FROM json_each
 
 
 def _record_row(
-    record_id: int, digest: bytes, body: SharedBody, site: ErrorSite, template_id: int | None
+    record_id: int, stored: StoredBody, site: ErrorSite, template_id: int | None
 ) -> tuple[Any, ...]:
     """The `records` row of one site, in _RECORD_COLUMNS order."""
     loc = site.location
@@ -137,7 +136,7 @@ def _record_row(
     fields = search_texts(site)
     return (
         record_id,
-        digest,
+        stored.digest,
         site.id,
         loc.file,
         loc.function,
@@ -148,7 +147,7 @@ def _record_row(
         text,
         literal,
         None if site.explanation is None else site.explanation.title,
-        pack_body(body),
+        stored.compressed(),
         *_match_index.site_columns(site, template_id),
         fields[2],
         fields[3],
@@ -182,14 +181,14 @@ def _add_records(
     conn: sqlite3.Connection,
     snapshot_id: int,
     sites: Sequence[ErrorSite],
-    prepared: Sequence[tuple[SharedBody, bytes]],
+    prepared: Sequence[StoredBody],
     templates: Sequence[int | None],
 ) -> list[int]:
     """Make each of `sites` (with its body and digest, from stored_bodies) a member of the
     snapshot, adding the records not stored yet (only those are compressed and written,
     in one executemany); return their ids."""
-    bodies = [body for body, _ in prepared]
-    digests = [digest for _, digest in prepared]
+    bodies = [stored.body for stored in prepared]
+    digests = [stored.digest for stored in prepared]
     ids: dict[bytes, int] = {}
     unique = list(dict.fromkeys(digests))
     for chunk in _match_index.chunks(unique):
@@ -198,10 +197,10 @@ def _add_records(
     # Inside the write transaction (BEGIN IMMEDIATE) no one else adds records.
     next_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
     rows = []
-    for site, body, digest, template in zip(sites, bodies, digests, templates, strict=True):
-        if digest not in ids:
-            ids[digest] = next_id
-            rows.append(_record_row(next_id, digest, body, site, template))
+    for site, stored, template in zip(sites, prepared, templates, strict=True):
+        if stored.digest not in ids:
+            ids[stored.digest] = next_id
+            rows.append(_record_row(next_id, stored, site, template))
             next_id += 1
     conn.executemany(_INSERT_RECORD, rows)
     conn.executemany(
@@ -536,7 +535,12 @@ class SqliteStore(StoreBase):
         """
         conn = self._conn()
         written = list(sites)  # before the transaction: the lock is held only to write
-        bodies = stored_bodies(snapshot, written)  # made meanwhile, on every core
+        # made meanwhile, on every core; compressed there too for a package's first
+        # snapshot, none of whose records can be stored yet
+        first = not self._read(
+            "SELECT 1 FROM snapshots WHERE package = ? LIMIT 1", [snapshot.package]
+        )
+        bodies = stored_bodies(snapshot, written, compress=first)
         try:
             with self._transaction(conn):
                 old = conn.execute(
