@@ -16,7 +16,6 @@ from packaging.version import InvalidVersion, Version
 
 from errdex import codec, rank
 from errdex.codec import SharedBody
-from errdex.explain.parallel import over_workers
 from errdex.model import ErrorSite, IndexedSite, Snapshot
 from errdex.text import shape
 
@@ -190,6 +189,9 @@ def stored_bodies(
     sites from their copy of this process's memory and hand back only these: the writer
     goes on with what needs no body meanwhile (the workers never touch the connections
     a fork hands them)."""
+
+    # imported here: the pool's modules are no cost of the commands that only read
+    from errdex.explain.parallel import over_workers
 
     def job(start: int, stop: int) -> list[StoredBody]:
         out = []
