@@ -28,8 +28,10 @@ def _pids(start: int, stop: int) -> list[tuple[int, int]]:
 
 @needs_two_cores
 def test_the_items_are_done_in_workers_and_answered_in_order() -> None:
-    answers = over_workers(_pids, 1000, chunk=100, least=500)()
+    wait = over_workers(_pids, 1000, chunk=100, least=500)
+    answers = wait()
     assert [i for i, _ in answers] == list(range(1000))
+    assert wait() is answers  # a second wait gives the same answers, not a second run
     assert os.getpid() not in {pid for _, pid in answers}  # none of them here
     few = over_workers(_pids, 100, chunk=100, least=500)()
     assert {pid for _, pid in few} == {os.getpid()}  # too few to fork for

@@ -83,7 +83,9 @@ def over_workers(job: Job, count: int, *, chunk: int, least: int) -> Callable[[]
     """Start `job` over the items 0..count-1 in chunks of `chunk` on a pool of forked
     workers (one per core) and return the call that waits for the answers, in order; the
     job runs here, at once, when there are fewer than `least` items, one core, or no
-    safe fork. When the pool breaks (a worker killed), the wait does the items here.
+    safe fork. When the pool breaks (a worker killed), the wait does the items here. The
+    wait may be called again: it gives the same answers at no cost (a caller that may
+    leave early calls it on the way out, so that no pool outlives it).
 
     The pool's thread makes later forks unsafe: start what runs `beside` first."""
     workers = min(cores(), -(-count // chunk))
@@ -98,14 +100,18 @@ def over_workers(job: Job, count: int, *, chunk: int, least: int) -> Callable[[]
         initargs=(os.getpid(), job),  # fork hands these over as they are
     )
     futures = [pool.submit(_run, start, stop) for start, stop in spans]
+    answered: list[list[Any]] = []  # the answers, once waited for: a second wait is free
 
     def wait() -> list[Any]:
+        if answered:
+            return answered[0]
         try:
-            return _joined(f.result() for f in futures)
+            answered.append(_joined(f.result() for f in futures))
         except BrokenProcessPool:
-            return job(0, count)
+            answered.append(job(0, count))
         finally:
             pool.shutdown()
+        return answered[0]
 
     return wait
 

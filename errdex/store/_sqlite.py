@@ -587,6 +587,8 @@ class SqliteStore(StoreBase):
             raise StoreError(
                 f"cannot write {snapshot.package} {snapshot.version} to {self.path}: {exc}"
             ) from exc
+        finally:
+            bodies()  # on every way out, so that its workers end with the write
 
     @staticmethod
     def _delete_snapshot(conn: sqlite3.Connection, snapshot_id: int) -> list[int]:
