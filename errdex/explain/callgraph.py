@@ -135,9 +135,7 @@ class CallGraph:
         if self._subclasses is None:
             direct: dict[str, set[str]] = defaultdict(set)
             for sub, written in self._written_bases.items():
-                module = sub
-                while module and module not in self.modules:
-                    module = module.rpartition(".")[0]
+                module = self._module_of(sub)
                 for base in written:
                     resolved = self._class_named(module, base)
                     if resolved is not None and resolved != sub:
@@ -171,9 +169,7 @@ class CallGraph:
         """The class of the codebase that the annotation of the module constant
         `constant`, read in `function`, names as the class its values hold
         (`EXC_MAP: dict[type[Exception], type[HTTPError]]`), or None."""
-        module = function
-        while module and module not in self.modules:
-            module = module.rpartition(".")[0]
+        module = self._module_of(function)
         facts = self.modules.get(module)
         constants = facts.constants if facts is not None else ()
         written = next((c.type for c in constants if c.name == constant), None)
@@ -239,15 +235,21 @@ class CallGraph:
             current = todo.pop(0)
             if (own or current != cls) and f"{current}.{method}" in self.functions:
                 return f"{current}.{method}"
-            module = current
-            while module and module not in self.modules:
-                module = module.rpartition(".")[0]
+            module = self._module_of(current)
             for base in self._written_bases.get(current, ()):
                 found = self._class_named(module, base)
                 if found is not None and found not in seen:
                     seen.add(found)
                     todo.append(found)
         return f"{cls}.{method}" if own else None
+
+    def _module_of(self, qualified: str) -> str:
+        """The longest prefix of `qualified` that is a module of the codebase ("" if
+        none): where the names written in that function or class are looked up."""
+        module = qualified
+        while module and module not in self.modules:
+            module = module.rpartition(".")[0]
+        return module
 
     def _follow(self, qualified: str) -> str:
         """Follow re-exports (`from .x import Y` in a package) to where Y is defined."""
