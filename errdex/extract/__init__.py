@@ -15,12 +15,15 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, digest
-from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, too_big, walk_files
 from errdex.model import ErrorSite, SkippedFile, Snapshot, TestFile
 from errdex.sources.reading import is_clean_name, read_regular
+
+if TYPE_CHECKING:  # a scan, all an unchanged re-index does, needs none of the facts' classes
+    from errdex.extract.facts import FileFacts
 
 __all__ = [
     "EXTRACTOR_VERSION",

@@ -9,9 +9,10 @@ import pickle
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
-from errdex.extract.facts import FileFacts
+if TYPE_CHECKING:  # the facts' classes are imported by what parses, not by a scan
+    from errdex.extract.facts import FileFacts
 
 
 def code_version(*paths: Path) -> str:
@@ -26,7 +27,7 @@ def code_version(*paths: Path) -> str:
 _PACKAGE = Path(__file__).parent.parent
 EXTRACTOR_VERSION = code_version(Path(__file__).parent, _PACKAGE / "model.py", _PACKAGE / "expr.py")
 
-Outcome = FileFacts | str  # the facts, or why the file was skipped
+Outcome: TypeAlias = "FileFacts | str"  # the facts, or why the file was skipped
 
 
 def pack(outcome: Outcome) -> bytes:

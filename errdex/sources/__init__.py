@@ -25,14 +25,13 @@ import dataclasses
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from packaging.version import InvalidVersion, Version
 
 from errdex.errors import NotFoundError, SourceError
 from errdex.model import Snapshot
-from errdex.sources import git, pypi
-from errdex.sources.archive import extract_archive
 from errdex.sources.cache import cache_root, cached_tree, materialise
 from errdex.sources.layout import code_paths
 from errdex.sources.metadata import (
@@ -44,6 +43,12 @@ from errdex.sources.metadata import (
     version_file_facts,
 )
 from errdex.sources.reading import shown_name
+
+# The modules of downloads and git repositories are imported by the sources that need
+# them: a directory already indexed is re-indexed in a fraction of a second, most of it
+# Python's start-up and imports.
+if TYPE_CHECKING:
+    from errdex.sources import git
 
 __all__ = ["pypi_versions", "resolve"]
 
@@ -118,6 +123,8 @@ def pypi_versions(name: str) -> list[str]:
 
     Raises NotFoundError for an unknown package and NetworkError when the index fails.
     """
+    from errdex.sources import pypi
+
     canonical = canonical_name(name)
     return pypi.release_versions(canonical, pypi.list_files(canonical))
 
@@ -171,6 +178,9 @@ def _tag_version(tag: str) -> str | None:
 def _from_pypi(
     spec: str, rest: str, cache: Path, progress: Callable[[int, int], None] | None
 ) -> Snapshot:
+    from errdex.sources import pypi
+    from errdex.sources.archive import extract_archive
+
     name, version = pypi.parse_spec(rest)
     downloads = cache / "downloads"
     download = pypi.fetch(name, version, downloads, progress)
@@ -223,6 +233,8 @@ def _package_name(declared: str | None, folder: str) -> str:
 
 
 def _from_git(spec: str, location: str, rev: str, cache: Path) -> Snapshot:
+    from errdex.sources import git
+
     if _is_url(location):
         parts = urlsplit(location)
         if parts.scheme == "file":  # a local repository given as a URL: clone it all the same
@@ -265,19 +277,8 @@ def _from_directory(
     file_version, file_commit = version_file_facts(root, paths)
     commit, date, origin, git_version = file_commit, None, None, None
     # An unpacked sdist (PKG-INFO) is not the git repository it may happen to sit in.
-    if not (root / "PKG-INFO").is_file() and git.repo_toplevel(root) is not None:
-        head = git.head_facts(root)
-        if head is not None:
-            commit, date = head
-            describe = git.run_git(["describe", "--tags", "--long", "HEAD"], root, check=False)
-            tag = git.run_git(["describe", "--tags", "--exact-match", "HEAD"], root, check=False)
-            git_version = _version_from_git(
-                git.GitTree(
-                    root=root, commit=commit, date=date, origin=None,
-                    tag=tag or None, describe=describe or None,
-                )
-            )  # fmt: skip
-        origin = git.origin_url(root)
+    if not (root / "PKG-INFO").is_file():
+        commit, date, origin, git_version = _git_facts(root, commit)
     candidates = (version, meta.version, file_version, git_version)
     return Snapshot(
         package=package,
@@ -290,6 +291,30 @@ def _from_directory(
         code_paths=paths,
         requires=meta.requires,
     )
+
+
+def _git_facts(
+    root: Path, commit: str | None
+) -> tuple[str | None, str | None, str | None, str | None]:
+    """(commit, date, origin, version) of the git checkout `root` is in, when it is in
+    one; else `commit` (read from the tree's files) with nothing else."""
+    from errdex.sources import git
+
+    if git.repo_toplevel(root) is None:
+        return commit, None, None, None
+    date = git_version = None
+    head = git.head_facts(root)
+    if head is not None:
+        commit, date = head
+        describe = git.run_git(["describe", "--tags", "--long", "HEAD"], root, check=False)
+        tag = git.run_git(["describe", "--tags", "--exact-match", "HEAD"], root, check=False)
+        git_version = _version_from_git(
+            git.GitTree(
+                root=root, commit=commit, date=date, origin=None,
+                tag=tag or None, describe=describe or None,
+            )
+        )  # fmt: skip
+    return commit, date, git.origin_url(root), git_version
 
 
 def _from_installed(spec: str, name: str) -> Snapshot:

@@ -12,8 +12,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from packaging.utils import canonicalize_name
-
+from errdex.names import canonical
 from errdex.repos import GITHUB, GITHUB_HOST, is_github_url
 from errdex.sources.reading import read_text, resolves_inside
 
@@ -39,7 +38,7 @@ class TreeMetadata:
 
 def canonical_name(name: str) -> str:
     """Return the PEP 503 normalised form of a distribution name (`Foo_Bar` -> `foo-bar`)."""
-    return canonicalize_name(name)
+    return canonical(name)
 
 
 def import_name(name: str) -> str:
