@@ -1,6 +1,6 @@
 # The extract stage's run over a tree: parse what the facts cache lacks, in worker
 # processes when there are enough files, and link the sites across files; the tests are
-# scanned in a worker meanwhile.
+# scanned by one of the workers, first.
 from __future__ import annotations
 
 import contextlib
@@ -43,10 +43,11 @@ def extract(
     """Return every error site of the scanned tree, parsing only what the cache lacks,
     and what the snapshot's test files expect.
 
-    The test scan runs after the parse, not beside it in a thread: CPython 3.11's parser
-    is not safe in two threads at once (`SystemError: AST constructor recursion depth
+    The test scan never runs beside the parse in a thread: CPython 3.11's parser is not
+    safe in two threads at once (`SystemError: AST constructor recursion depth
     mismatch`), and a file lost that way would be reported as one we could not read. When
-    the parse has worker processes, one of them scans the tests while this one links."""
+    the parse has worker processes, one of them scans the tests before it parses; else it
+    runs here after the parse."""
     extraction, found = _extract(snapshot, tree, cache, workers, progress)
     # a test file whose name is not UTF-8 cannot be named in a record: left out
     tests = tuple(test for test in found if is_clean_name(test.path))
@@ -89,6 +90,9 @@ def _extract(
 
     workers = workers or os.cpu_count() or 1
     with _pool(workers if len(todo) >= _PARALLEL_FROM else 1) as pool:
+        # the tests are scanned by a worker first (they only need the files), so that no
+        # one waits for them once the files are parsed and this process links the sites
+        tests = None if pool is None else pool.submit(scan_tests, snapshot.root)
         parsed = _parse_all(
             pool,
             snapshot.root,
@@ -99,9 +103,6 @@ def _extract(
         )
         if damaged:
             parsed.update(_parse_all(None, snapshot.root, damaged, lambda n: None, 0))
-        # the tests are scanned in a worker (they only need the files) while this
-        # process links the sites
-        tests = None if pool is None else pool.submit(scan_tests, snapshot.root)
         extraction = _link(snapshot, tree, cache, keys, outcomes, parsed, workers)
         found = scan_tests(snapshot.root) if tests is None else tests.result()
     return extraction, found
