@@ -7,9 +7,14 @@
 # and Sphinx markup of a class doc said as plain backticks.
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from errdex.model import ErrorSite
+from hypothesis import given
+from hypothesis import strategies as st
+
+from errdex.explain.solutions import reads
+from errdex.model import ErrorSite, Input
 from tests.test_knobs import body, explained, fixes
 
 
@@ -501,3 +506,26 @@ def test_a_check_that_refuses_a_text_stream_asks_for_a_binary_file(tmp_path: Pat
     # `not isinstance(...)` of another class: no text stream is what it refuses
     buffered = body(sites["uploads must be buffered."]).solutions
     assert not any("binary mode" in s for s in buffered)
+
+
+# `reads` finds a name by hand (str.find and a look at the characters beside it) where it
+# used a regular expression per name; both must agree on every text.
+_NAMES = st.sampled_from(["x", "self.size", "size", "_n", "é", "a.b", "cfg.max_len"])
+_TEXT = st.text(alphabet="xself.izeé_nab cfgmax_len()[]+-=:'\"9", max_size=40)
+
+
+@given(_NAMES, _TEXT)
+def test_reads_agrees_with_the_regular_expression_it_replaced(name: str, text: str) -> None:
+    item = Input(name=name, expr=name, kind="local")
+    by_regex = re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
+    assert reads(text, item) is by_regex
+
+
+def test_reads_a_name_only_as_a_whole_name() -> None:
+    size = Input(name="size", expr="size", kind="local")
+    assert reads("size > 0", size)
+    assert reads("len(x) < size", size)
+    assert not reads("self.size > 0", size)  # an attribute of that name: not the local
+    assert not reads("max_size > 0", size)
+    assert not reads("sizes[0]", size)
+    assert reads("sizes[0] or size", size)  # a later place counts
