@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +18,12 @@ import pytest
 
 from errdex.codec import record_to_json
 from errdex.explain.reuse import Prose, Reads, lookup_in, pack, replay, unpack
+from errdex.extract.tests import scan_tests
 from errdex.index import index_snapshot
 from errdex.model import IndexResult, Snapshot
 from errdex.sources import resolve
 from errdex.store import Store, open_store
+from errdex.store.facts import SqliteFactsCache
 from tests.conftest import TEST_CACHE, require_pypi, write_tree
 
 network = pytest.mark.network
@@ -130,6 +133,67 @@ def test_without_a_cache_nothing_is_reused(tmp_path: Path) -> None:
     index_snapshot(snapshot, store, cache_path=None)
     again = index_snapshot(snapshot, store, cache_path=None, force=True)
     assert again.reused == 0 and again.site_count == 1
+
+
+# -- the test scan, file by file from the facts cache -----------------------------------
+
+TEST_RATE = """\
+import pytest
+from pkg.checks import check_rate
+
+
+def test_negative_rate():
+    with pytest.raises(ValueError, match="rate must not be negative"):
+        check_rate(-1)
+"""
+TEST_LOAD = """\
+import pytest
+from pkg.loading import load
+
+
+def test_missing_file():
+    with pytest.raises(RuntimeError, match="cannot load the settings"):
+        load("/nowhere")
+"""
+
+
+def _cached_scans(cache_file: Path) -> dict[str, bytes]:
+    with sqlite3.connect(cache_file) as db:
+        rows = db.execute("SELECT key, data FROM facts WHERE key LIKE 'tests:%'").fetchall()
+    return {key: bytes(data) for key, data in rows}
+
+
+def test_the_test_scan_reads_back_each_file_it_scanned_and_scans_an_edited_one(
+    tmp_path: Path,
+) -> None:
+    root = write_tree(
+        tmp_path / "pkg", {"tests/test_rate.py": TEST_RATE, "tests/test_load.py": TEST_LOAD}
+    )
+    cache_file = tmp_path / "facts.sqlite"
+    cache = SqliteFactsCache(cache_file)
+    first = scan_tests(root, cache)
+    assert first == scan_tests(root) and len(first) == 2  # the cache changes nothing
+    kept = _cached_scans(cache_file)
+    assert len(kept) == 2
+    # what it reads back is what it kept for that file: given the other file's entry
+    # under the key of test_rate.py's content, the scan says what that entry says
+    rate_key, load_key = (
+        next(k for k, data in kept.items() if name.encode() in data)
+        for name in ("test_rate.py", "test_load.py")
+    )
+    cache.save([(rate_key, kept[load_key])])
+    paths = sorted(t.path for t in scan_tests(root, cache))
+    assert paths == ["tests/test_load.py", "tests/test_load.py"]
+    # a file whose entry is damaged is scanned again
+    cache.save([(rate_key, b"not a pickle")])
+    assert scan_tests(root, cache) == first
+    # an edited file is scanned afresh, under a key of its new content
+    (root / "tests/test_rate.py").write_text(TEST_RATE.replace("must not", "may not"))
+    again = scan_tests(root, cache)
+    assert again == scan_tests(root)
+    assert any("may not" in str(t.expectations) for t in again)
+    assert len(_cached_scans(cache_file)) == 3
+    cache.close()
 
 
 # -- real releases from PyPI ----------------------------------------------------------

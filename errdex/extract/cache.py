@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
@@ -73,6 +73,11 @@ class FactsCache(Protocol):
 
     def close(self) -> None: ...
 
+    def opener(self) -> Callable[[], FactsCache]:
+        """What opens this cache again, with a connection of its own, in another
+        process (a parse worker): picklable, and never this one's connection."""
+        ...
+
 
 class NoCache:
     """A FactsCache that keeps nothing: every file is read and parsed."""
@@ -92,3 +97,6 @@ class NoCache:
 
     def close(self) -> None:
         pass
+
+    def opener(self) -> Callable[[], FactsCache]:
+        return NoCache

@@ -92,7 +92,7 @@ def _extract(
     with _pool(workers if len(todo) >= _PARALLEL_FROM else 1) as pool:
         # the tests are scanned by a worker first (they only need the files), so that no
         # one waits for them once the files are parsed and this process links the sites
-        tests = None if pool is None else pool.submit(scan_tests, snapshot.root)
+        tests = None if pool is None else pool.submit(_scan_tests_in, snapshot.root, cache.opener())
         parsed = _parse_all(
             pool,
             snapshot.root,
@@ -104,8 +104,17 @@ def _extract(
         if damaged:
             parsed.update(_parse_all(None, snapshot.root, damaged, lambda n: None, 0))
         extraction = _link(snapshot, tree, cache, keys, outcomes, parsed, workers)
-        found = scan_tests(snapshot.root) if tests is None else tests.result()
+        found = scan_tests(snapshot.root, cache) if tests is None else tests.result()
     return extraction, found
+
+
+def _scan_tests_in(root: Path, open_cache: Callable[[], FactsCache]) -> tuple[TestFile, ...]:
+    """scan_tests, in a worker: with a connection of its own to the cache."""
+    cache = open_cache()
+    try:
+        return scan_tests(root, cache)
+    finally:
+        cache.close()
 
 
 def _link(

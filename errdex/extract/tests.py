@@ -9,12 +9,14 @@ import ast
 import builtins
 import functools
 import os
+import pickle
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from keyword import kwlist
 from pathlib import Path
 
+from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, digest
 from errdex.extract.parametrized import Parametrized, Values, class_names, strings
 from errdex.model import Expectation, TestFile, TestRef
 from errdex.sources.reading import read_regular
@@ -87,16 +89,55 @@ _MAX_BLOCK = 30  # lines of a `with pytest.raises(...)` block read for what it c
 _NOT_CALLS = frozenset(dir(builtins)) | frozenset(kwlist) | {"self", "cls", "pytest", "raises"}
 
 
-def scan_tests(root: Path) -> tuple[TestFile, ...]:
+def scan_tests(root: Path, cache: FactsCache | None = None) -> tuple[TestFile, ...]:
     """The test files under `root` that expect an exception somewhere, with what they
-    expect and the identifiers they mention."""
+    expect and the identifiers they mention. A file scanned before (the same path and
+    content, by the same extractor) is read back from `cache`, and what is scanned
+    afresh is kept there: most test files of a release are those of the one before."""
+    files = list(_read_tests(root))
+    keys = [_key(rel, data) for rel, data in files]
+    kept = {} if cache is None else cache.load(keys)
     found: list[TestFile] = []
-    for rel, text in _read_tests(root):
-        expected = (*expectations(rel, text), *output_expectations(rel, text))
-        if expected:
-            names = frozenset(_IDENTIFIER.findall(text))
-            found.append(TestFile(path=rel, names=names, expectations=expected))
+    fresh: list[tuple[str, bytes]] = []
+    for (rel, data), key in zip(files, keys, strict=True):
+        test = _read_back(kept.get(key))
+        if test is _MISSING:
+            test = _scan_file(rel, data.decode("utf-8", errors="replace"))
+            fresh.append((key, pickle.dumps(test, pickle.HIGHEST_PROTOCOL)))
+        if isinstance(test, TestFile):
+            found.append(test)
+    if cache is not None:
+        cache.save(fresh)
     return tuple(found)
+
+
+def _key(rel: str, data: bytes) -> str:
+    """A test file's key in the cache: a digest of its path's bytes (a path need not be
+    UTF-8, and holds no NUL) and its content, under this extractor."""
+    return f"tests:{EXTRACTOR_VERSION}:{digest(os.fsencode(rel) + bytes(1) + data)}"
+
+
+_MISSING = object()  # a file the cache holds no (readable) scan of
+
+
+def _read_back(packed: bytes | None) -> object:
+    """A file's scan as the cache keeps it (a TestFile, or None: nothing expected), or
+    _MISSING when it holds none or a damaged one."""
+    if packed is None:
+        return _MISSING
+    try:
+        test = pickle.loads(packed)  # errdex's own cache file, written by this code
+    except Exception:
+        return _MISSING
+    return test if test is None or isinstance(test, TestFile) else _MISSING
+
+
+def _scan_file(rel: str, text: str) -> TestFile | None:
+    """What test file `rel` expects, or None when it expects no exception."""
+    expected = (*expectations(rel, text), *output_expectations(rel, text))
+    if not expected:
+        return None
+    return TestFile(path=rel, names=frozenset(_IDENTIFIER.findall(text)), expectations=expected)
 
 
 def test_files(root: Path) -> Iterator[str]:
@@ -624,7 +665,8 @@ class _Defs:
         return chain[at][1], chain[at][2]
 
 
-def _read_tests(root: Path) -> Iterable[tuple[str, str]]:
+def _read_tests(root: Path) -> Iterable[tuple[str, bytes]]:
+    """The test files worth scanning: each one's path and bytes."""
     for rel in test_files(root):
         try:  # a regular file only: a FIFO named like a test would hang the index
             data = read_regular(os.path.join(root, rel), MAX_FILE + 1)
@@ -632,4 +674,4 @@ def _read_tests(root: Path) -> Iterable[tuple[str, str]]:
             continue
         if len(data) > MAX_FILE or not any(m in data for m in _MARKERS):
             continue
-        yield rel, data.decode("utf-8", errors="replace")
+        yield rel, data

@@ -6,8 +6,9 @@
 # the way is dropped for the rest of the run.
 from __future__ import annotations
 
+import functools
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ class SqliteFactsCache:
     """Facts, digests and prose in one SQLite file; see the module comment."""
 
     def __init__(self, path: Path):
+        self.path = path
         self.db: sqlite3.Connection | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,3 +99,6 @@ class SqliteFactsCache:
 
     def close(self) -> None:
         self._give_up()
+
+    def opener(self) -> Callable[[], SqliteFactsCache]:
+        return functools.partial(SqliteFactsCache, self.path)
