@@ -557,15 +557,23 @@ def _said_hasattr(call: Call, holds: bool) -> str | None:
 
 
 def _said_any_all(call: Call, holds: bool) -> str | None:
+    """`any(b <= 0 for b in budgets)` as "some `b` in `budgets` satisfies `b <= 0`",
+    `all(flags)` as "every item of `flags` is true", and their negations."""
     if len(call.args) != 1:
         return None
     inner = call.args[0]
-    body = named(inner)
     if isinstance(inner, Comprehension) and inner.kind != "set":
-        body = f"{named(inner.iterable)} (checking {named(inner.element)})"
+        where = " and ".join(named(c) for c in inner.conditions)
+        item = f"{named(inner.target)} in {named(inner.iterable)}"
+        item += f" where {where}" if where else ""
+        test = named(inner.element)
+        if call.name == "any":
+            return f"some {item} satisfies {test}" if holds else f"no {item} satisfies {test}"
+        return f"every {item} satisfies {test}" if holds else f"some {item} fails {test}"
+    body = named(inner)
     if call.name == "any":
-        return f"some item of {body} passes" if holds else f"no item of {body} passes"
-    return f"every item of {body} passes" if holds else f"some item of {body} fails"
+        return f"some item of {body} is true" if holds else f"no item of {body} is true"
+    return f"every item of {body} is true" if holds else f"some item of {body} is false"
 
 
 def _said_affix(call: Call, holds: bool) -> str | None:

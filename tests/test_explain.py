@@ -208,7 +208,18 @@ def test_reproducing_tests_found(tmp_path: Path) -> None:
         (
             "any(b <= 0 for b in budgets)",
             False,
-            "some item of `budgets` (checking `b <= 0`) passes",
+            "some `b` in `budgets` satisfies `b <= 0`",
+        ),
+        (
+            "all(isinstance(x, int) for x in key)",
+            True,
+            "some `x` in `key` fails `isinstance(x, int)`",
+        ),
+        ("any(flags)", False, "some item of `flags` is true"),
+        (
+            "all(v >= 0 for k, v in d.items() if k != 'x')",
+            False,
+            "every `(k, v)` in `d.items()` where `k != 'x'` satisfies `v >= 0`",
         ),
     ],
 )

@@ -123,9 +123,9 @@ NODES = [
     (
         "any(b <= 0 for b in budgets)",
         x.Call,
-        "some item of `budgets` (checking `b <= 0`) passes",
+        "some `b` in `budgets` satisfies `b <= 0`",
         "not any((b <= 0 for b in budgets))",
-        "no item of `budgets` (checking `b <= 0`) passes",
+        "no `b` in `budgets` satisfies `b <= 0`",
     ),
     (
         "a + b > limit",
