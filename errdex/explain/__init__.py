@@ -200,6 +200,19 @@ class _World:
             name: (doc, SourcePos(file=where.file, line=0))
             for name, (doc, where) in self.index.env_docs.items()
         }
+        modules = self.modules
+        self._shared: dict[str, Callable[[Any], Any]] = {
+            "env": lookup_in(self.env_seen),
+            "dest": lookup_in(self.dests),
+            "call paths": self.call_paths,
+            "module": lambda file: _module(file, modules),
+            "exported": lambda name: name in self.exported,
+            "requires": lambda _: self.requires,
+            "implementers": lambda asked: self.overrides.all_implement(*asked),
+            "selection": lambda cls: _line_free_selection(self.index.selection(cls)),
+            "class written": lambda asked: self.index.class_written(*asked),
+            "classes snake": self.index.classes_snake,
+        }
 
     def handed(self, site: ErrorSite) -> _Handed:
         """What `site`'s prose is made from (see _prose), and so what its key holds with
@@ -217,26 +230,24 @@ class _World:
 
     def lookups(self, site: ErrorSite) -> dict[str, Callable[[Any], Any]]:
         """What one site's prose may ask of the whole extraction, by kind (see Reads);
-        `site` with its lines, the answers without (see reuse.line_free)."""
+        `site` with its lines, the answers without (see reuse.line_free). Asked of
+        every site, and most are reused: what does not depend on the site is made once
+        (`_shared`), and the rest builds nothing until it is asked."""
         modules = self.modules
-        handoff = _handoff(
-            self.graph, _target(site, modules), modules, self.names, self.index, site
-        )
         facts = self.catalog.files.get(site.location.file)
-        qualify = None if facts is None else _qualifier(self.names, facts)
+
+        def handoff(passed: Sequence[Input]) -> Any:
+            target = _target(site, modules)
+            find = _handoff(self.graph, target, modules, self.names, self.index, site)
+            return _line_free_handoff(find(passed))
+
+        def qualify(name: str) -> str | None:
+            return None if facts is None else self.names.resolve(name, facts)
+
         return {
-            "handoff": lambda passed: _line_free_handoff(handoff(passed)),
-            "qualify": lambda name: None if qualify is None else qualify(name),
-            "env": lookup_in(self.env_seen),
-            "dest": lookup_in(self.dests),
-            "call paths": self.call_paths,
-            "module": lambda file: _module(file, modules),
-            "exported": lambda name: name in self.exported,
-            "requires": lambda _: self.requires,
-            "implementers": lambda asked: self.overrides.all_implement(*asked),
-            "selection": lambda cls: _line_free_selection(self.index.selection(cls)),
-            "class written": lambda asked: self.index.class_written(*asked),
-            "classes snake": self.index.classes_snake,
+            **self._shared,
+            "handoff": handoff,
+            "qualify": qualify,
             "set in init": lambda expr: _set_in_init(site, expr, facts),
             "guard line": lambda position: site.guard[position].line,
         }
@@ -723,10 +734,6 @@ def _handoff(
         return local, list(found.params)
 
     return find
-
-
-def _qualifier(names: Names, facts: FileFacts) -> Callable[[str], str]:
-    return lambda name: names.resolve(name, facts)
 
 
 def _field(cls: str, name: str, names: Names, index: KnobIndex, site: ErrorSite) -> Input | None:
