@@ -100,6 +100,10 @@ def explain(
         )
         for site in extracted
     )
+    # each site's call paths, made here before the workers fork, so that they share them:
+    # the prose of every site of a function asks for them, as its reuse does, and
+    # _caught_by_callers reads the callers the graph keeps on the way
+    paths = [() if function is None else world.call_paths(function)[0] for function in targets]
     prose = _reused_or_made(sites, world, cache or NoProseCache())  # on the other cores
     related = Related(sites)
     titles = unique_titles(sites, [base_title(s, _guard_text(s)) for s in sites])
@@ -107,7 +111,7 @@ def explain(
     caught = _caught_by_callers(sites, [list(d.prose.fixes) for d in done], graph, modules)
     found_tests = tests()
     out: list[ErrorSite] = []
-    for number, (site, (made, _, paths), title) in enumerate(zip(sites, done, titles, strict=True)):
+    for number, (site, (made, _), title) in enumerate(zip(sites, done, titles, strict=True)):
         report = report_issue_url(site, snapshot, title)
         means = made.what_it_means
         fixes = list(made.fixes)
@@ -160,7 +164,7 @@ def explain(
             when_it_happens=made.when_it_happens,
             solutions=tuple(f.text for f in fixes),
             common_situations=made.common_situations,
-            call_paths=paths,
+            call_paths=paths[number],
             tests=found_tests.get(site.id, ()),
             related=related.of(site),
             report_issue_url=report,
@@ -292,7 +296,6 @@ class _Done(NamedTuple):
 
     prose: Prose
     kept: tuple[str, bytes] | None  # (key, entry) to keep when made afresh; None: reused
-    paths: tuple[tuple[str, ...], ...]  # its call paths (a lookup the prose verified)
 
 
 def _reused_or_made(
@@ -325,14 +328,12 @@ def _reuse_or_make(site: ErrorSite, kept: tuple[str, bytes] | None, world: _Worl
     given = world.handed(site)
     key = prose_key((given.site, given.own, world.package))
     lookups = world.lookups(site)
-    function = _function_of(site, world.modules)
-    paths = world.call_paths(function)[0] if function is not None else ()
     found = None if kept is None or kept[0] != key else unpack(kept[1])
     if found is not None and replay(found[0], lookups):
-        return _Done(found[1], None, paths)
+        return _Done(found[1], None)
     reads = Reads(lookups)
     made = _prose(given, world, reads)
-    return _Done(made, (key, pack(reads.log, made)), paths)
+    return _Done(made, (key, pack(reads.log, made)))
 
 
 def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
