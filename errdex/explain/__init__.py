@@ -100,6 +100,10 @@ def explain(
         )
         for site in extracted
     )
+    # each site's call paths, made here before the workers fork, so that they share them:
+    # the prose of every site of a function asks for them, as its reuse does, and
+    # _caught_by_callers reads the callers the graph keeps on the way
+    paths = [() if function is None else world.call_paths(function)[0] for function in targets]
     prose = _reused_or_made(sites, world, cache or NoProseCache())  # on the other cores
     related = Related(sites)
     titles = unique_titles(sites, [base_title(s, _guard_text(s)) for s in sites])
@@ -107,7 +111,7 @@ def explain(
     caught = _caught_by_callers(sites, [list(d.prose.fixes) for d in done], graph, modules)
     found_tests = tests()
     out: list[ErrorSite] = []
-    for number, (site, (made, _, paths), title) in enumerate(zip(sites, done, titles, strict=True)):
+    for number, (site, (made, _), title) in enumerate(zip(sites, done, titles, strict=True)):
         report = report_issue_url(site, snapshot, title)
         means = made.what_it_means
         fixes = list(made.fixes)
@@ -160,7 +164,7 @@ def explain(
             when_it_happens=made.when_it_happens,
             solutions=tuple(f.text for f in fixes),
             common_situations=made.common_situations,
-            call_paths=paths,
+            call_paths=paths[number],
             tests=found_tests.get(site.id, ()),
             related=related.of(site),
             report_issue_url=report,
@@ -200,6 +204,19 @@ class _World:
             name: (doc, SourcePos(file=where.file, line=0))
             for name, (doc, where) in self.index.env_docs.items()
         }
+        modules = self.modules
+        self._shared: dict[str, Callable[[Any], Any]] = {
+            "env": lookup_in(self.env_seen),
+            "dest": lookup_in(self.dests),
+            "call paths": self.call_paths,
+            "module": lambda file: _module(file, modules),
+            "exported": lambda name: name in self.exported,
+            "requires": lambda _: self.requires,
+            "implementers": lambda asked: self.overrides.all_implement(*asked),
+            "selection": lambda cls: _line_free_selection(self.index.selection(cls)),
+            "class written": lambda asked: self.index.class_written(*asked),
+            "classes snake": self.index.classes_snake,
+        }
 
     def handed(self, site: ErrorSite) -> _Handed:
         """What `site`'s prose is made from (see _prose), and so what its key holds with
@@ -217,26 +234,24 @@ class _World:
 
     def lookups(self, site: ErrorSite) -> dict[str, Callable[[Any], Any]]:
         """What one site's prose may ask of the whole extraction, by kind (see Reads);
-        `site` with its lines, the answers without (see reuse.line_free)."""
+        `site` with its lines, the answers without (see reuse.line_free). Asked of
+        every site, and most are reused: what does not depend on the site is made once
+        (`_shared`), and the rest builds nothing until it is asked."""
         modules = self.modules
-        handoff = _handoff(
-            self.graph, _target(site, modules), modules, self.names, self.index, site
-        )
         facts = self.catalog.files.get(site.location.file)
-        qualify = None if facts is None else _qualifier(self.names, facts)
+
+        def handoff(passed: Sequence[Input]) -> Any:
+            target = _target(site, modules)
+            find = _handoff(self.graph, target, modules, self.names, self.index, site)
+            return _line_free_handoff(find(passed))
+
+        def qualify(name: str) -> str | None:
+            return None if facts is None else self.names.resolve(name, facts)
+
         return {
-            "handoff": lambda passed: _line_free_handoff(handoff(passed)),
-            "qualify": lambda name: None if qualify is None else qualify(name),
-            "env": lookup_in(self.env_seen),
-            "dest": lookup_in(self.dests),
-            "call paths": self.call_paths,
-            "module": lambda file: _module(file, modules),
-            "exported": lambda name: name in self.exported,
-            "requires": lambda _: self.requires,
-            "implementers": lambda asked: self.overrides.all_implement(*asked),
-            "selection": lambda cls: _line_free_selection(self.index.selection(cls)),
-            "class written": lambda asked: self.index.class_written(*asked),
-            "classes snake": self.index.classes_snake,
+            **self._shared,
+            "handoff": handoff,
+            "qualify": qualify,
             "set in init": lambda expr: _set_in_init(site, expr, facts),
             "guard line": lambda position: site.guard[position].line,
         }
@@ -281,7 +296,6 @@ class _Done(NamedTuple):
 
     prose: Prose
     kept: tuple[str, bytes] | None  # (key, entry) to keep when made afresh; None: reused
-    paths: tuple[tuple[str, ...], ...]  # its call paths (a lookup the prose verified)
 
 
 def _reused_or_made(
@@ -314,14 +328,12 @@ def _reuse_or_make(site: ErrorSite, kept: tuple[str, bytes] | None, world: _Worl
     given = world.handed(site)
     key = prose_key((given.site, given.own, world.package))
     lookups = world.lookups(site)
-    function = _function_of(site, world.modules)
-    paths = world.call_paths(function)[0] if function is not None else ()
     found = None if kept is None or kept[0] != key else unpack(kept[1])
     if found is not None and replay(found[0], lookups):
-        return _Done(found[1], None, paths)
+        return _Done(found[1], None)
     reads = Reads(lookups)
     made = _prose(given, world, reads)
-    return _Done(made, (key, pack(reads.log, made)), paths)
+    return _Done(made, (key, pack(reads.log, made)))
 
 
 def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
@@ -723,10 +735,6 @@ def _handoff(
         return local, list(found.params)
 
     return find
-
-
-def _qualifier(names: Names, facts: FileFacts) -> Callable[[str], str]:
-    return lambda name: names.resolve(name, facts)
 
 
 def _field(cls: str, name: str, names: Names, index: KnobIndex, site: ErrorSite) -> Input | None:

@@ -231,6 +231,7 @@ class TestIndex:
                 self.words[word].append(i)
         self.names = [_exception_names(s) for s in sites]
         self._site_words: list[frozenset[str]] | None = None  # made on first need
+        self._by_word: dict[str, list[int]] | None = None  # the sites of each of those words
         self._scores: dict[tuple[tuple[str, ...], frozenset[str], bool], dict[int, int]] = {}
         # the top-level packages of the codebase: where its own exception classes live
         self.own = frozenset(module_name(s.location.file).split(".")[0] for s in sites) - {""}
@@ -402,7 +403,9 @@ class TestIndex:
         not asked): what the author says the test is about."""
         wanted = name_words(expectation.test.name.rsplit(".", 1)[-1])
         words = self._words()
-        shared = {i: len(wanted & words[i]) for i in candidates}
+        # a candidate that shares no word can be none of the best: `least` is one or more
+        sharing = self._sharing(wanted)
+        shared = {i: len(wanted & words[i]) for i in candidates if i in sharing}
         top = max(shared.values(), default=0)
         best = [i for i, count in shared.items() if count == top]
         if len(best) > 1:  # told apart by the calls reaching one, else by the very class
@@ -414,6 +417,15 @@ class TestIndex:
         if names is not None and not _named_in(self.sites[best[0]], names, constants=True):
             return []
         return best
+
+    def _sharing(self, wanted: frozenset[str]) -> set[int]:
+        """The sites whose words (see _words) include one of `wanted`."""
+        if self._by_word is None:
+            self._by_word = defaultdict(list)
+            for i, words in enumerate(self._words()):
+                for word in words:
+                    self._by_word[word].append(i)
+        return {i for word in wanted for i in self._by_word.get(word, ())}
 
     def _words(self) -> list[frozenset[str]]:
         """Each site's words (its message's and its function's), made once for all: a
