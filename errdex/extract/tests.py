@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import itertools
 import os
 import pickle
 import re
@@ -94,21 +95,25 @@ def scan_tests(root: Path, cache: FactsCache | None = None) -> tuple[TestFile, .
     expect and the identifiers they mention. A file scanned before (the same path and
     content, by the same extractor) is read back from `cache`, and what is scanned
     afresh is kept there: most test files of a release are those of the one before."""
-    files = list(_read_tests(root))
-    keys = [_key(rel, data) for rel, data in files]
-    kept = {} if cache is None else cache.load(keys)
     found: list[TestFile] = []
-    fresh: list[tuple[str, bytes]] = []
-    for (rel, data), key in zip(files, keys, strict=True):
-        test = _read_back(kept.get(key))
-        if test is _MISSING:
-            test = _scan_file(rel, data.decode("utf-8", errors="replace"))
-            fresh.append((key, pickle.dumps(test, pickle.HIGHEST_PROTOCOL)))
-        if isinstance(test, TestFile):
-            found.append(test)
-    if cache is not None:
-        cache.save(fresh)
+    files = iter(_read_tests(root))
+    while batch := list(itertools.islice(files, _BATCH)):  # not every file in memory at once
+        keys = [_key(rel, data) for rel, data in batch]
+        kept = {} if cache is None else cache.load(keys)
+        fresh: list[tuple[str, bytes]] = []
+        for (rel, data), key in zip(batch, keys, strict=True):
+            test = _read_back(kept.get(key))
+            if test is _MISSING:
+                test = _scan_file(rel, data.decode("utf-8", errors="replace"))
+                fresh.append((key, pickle.dumps(test, pickle.HIGHEST_PROTOCOL)))
+            if isinstance(test, TestFile):
+                found.append(test)
+        if cache is not None:
+            cache.save(fresh)
     return tuple(found)
+
+
+_BATCH = 256  # test files read, looked up in the cache and kept at a time
 
 
 def _key(rel: str, data: bytes) -> str:

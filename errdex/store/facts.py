@@ -33,7 +33,9 @@ class SqliteFactsCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = self._open(path)
-        except sqlite3.DatabaseError:
+        except sqlite3.OperationalError:  # locked for long (by another index), read-only
+            self.db = None
+        except sqlite3.DatabaseError:  # not a database any more: started afresh
             path.unlink(missing_ok=True)
             self.db = self._open(path)
         except OSError:
