@@ -1,6 +1,6 @@
 # The extract stage's run over a tree: parse what the facts cache lacks, in worker
 # processes when there are enough files, and link the sites across files; the tests are
-# scanned by the first worker out of files to parse.
+# scanned in a worker meanwhile.
 from __future__ import annotations
 
 import contextlib
@@ -43,11 +43,10 @@ def extract(
     """Return every error site of the scanned tree, parsing only what the cache lacks,
     and what the snapshot's test files expect.
 
-    The test scan never runs beside the parse in a thread: CPython 3.11's parser is not
-    safe in two threads at once (`SystemError: AST constructor recursion depth
+    The test scan runs after the parse, not beside it in a thread: CPython 3.11's parser
+    is not safe in two threads at once (`SystemError: AST constructor recursion depth
     mismatch`), and a file lost that way would be reported as one we could not read. When
-    the parse has worker processes, the first one out of files to parse scans the tests;
-    else they are scanned here after the parse."""
+    the parse has worker processes, one of them scans the tests while this one links."""
     extraction, found = _extract(snapshot, tree, cache, workers, progress)
     # a test file whose name is not UTF-8 cannot be named in a record: left out
     tests = tuple(test for test in found if is_clean_name(test.path))
@@ -90,27 +89,21 @@ def _extract(
 
     workers = workers or os.cpu_count() or 1
     with _pool(workers if len(todo) >= _PARALLEL_FROM else 1) as pool:
-        tests: list[Future[tuple[TestFile, ...]]] = []
-
-        def meanwhile() -> None:
-            # the tests are scanned by the first worker out of files to parse (they only
-            # need the files), beside the last files and the linking
-            if pool is not None:
-                tests.append(pool.submit(_scan_tests_in, snapshot.root, cache.opener()))
-            unpack_cached()
-
         parsed = _parse_all(
             pool,
             snapshot.root,
             todo,
             lambda n: progress and progress(n, total),
             total - len(todo),
-            meanwhile=meanwhile,
+            meanwhile=unpack_cached,
         )
         if damaged:
             parsed.update(_parse_all(None, snapshot.root, damaged, lambda n: None, 0))
+        # the tests are scanned in a worker (they only need the files) while this
+        # process links the sites
+        tests = None if pool is None else pool.submit(_scan_tests_in, snapshot.root, cache.opener())
         extraction = _link(snapshot, tree, cache, keys, outcomes, parsed, workers)
-        found = tests[0].result() if tests else scan_tests(snapshot.root, cache)
+        found = scan_tests(snapshot.root, cache) if tests is None else tests.result()
     return extraction, found
 
 

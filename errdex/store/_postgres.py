@@ -162,12 +162,11 @@ def _add_records(
 ) -> None:
     """Make each of `sites` (with its body and digest, from stored_bodies) a member of the
     snapshot, adding the records not stored yet (only those are compressed and sent)."""
-    bodies = [stored.body for stored in prepared]
-    digests = [stored.digest for stored in prepared]
+    digests = list({stored.digest for stored in prepared})
     ids: dict[bytes, int] = {
         bytes(digest): record_id
         for digest, record_id in conn.execute(
-            "SELECT digest, id FROM records WHERE digest = ANY(%s)", (list(set(digests)),)
+            "SELECT digest, id FROM records WHERE digest = ANY(%s)", (digests,)
         )
     }
     new: dict[bytes, tuple[Any, ...]] = {}
@@ -191,9 +190,10 @@ def _add_records(
     with conn.cursor().copy(
         "COPY members (snapshot_id, ord, record_id, line, lines) FROM STDIN"
     ) as copy:
-        for ord, (site, body, digest) in enumerate(zip(sites, bodies, digests, strict=True)):
+        for ord, (site, stored) in enumerate(zip(sites, prepared, strict=True)):
             line = site.location.line
-            copy.write_row((snapshot_id, ord, ids[digest], line, pack_lines(line, body.lines)))
+            lines = pack_lines(line, stored.body.lines)
+            copy.write_row((snapshot_id, ord, ids[stored.digest], line, lines))
 
 
 def reshape_records(conn: Connection[Any]) -> None:

@@ -187,10 +187,8 @@ def _add_records(
     """Make each of `sites` (with its body and digest, from stored_bodies) a member of the
     snapshot, adding the records not stored yet (only those are compressed and written,
     in one executemany); return their ids."""
-    bodies = [stored.body for stored in prepared]
-    digests = [stored.digest for stored in prepared]
     ids: dict[bytes, int] = {}
-    unique = list(dict.fromkeys(digests))
+    unique = list(dict.fromkeys(stored.digest for stored in prepared))
     for chunk in _match_index.chunks(unique):
         marks = ",".join("?" * len(chunk))
         ids.update(conn.execute(f"SELECT digest, id FROM records WHERE digest IN ({marks})", chunk))
@@ -209,11 +207,11 @@ def _add_records(
             (
                 snapshot_id,
                 ord,
-                ids[digest],
+                ids[stored.digest],
                 site.location.line,
-                pack_lines(site.location.line, body.lines),
+                pack_lines(site.location.line, stored.body.lines),
             )
-            for ord, (site, body, digest) in enumerate(zip(sites, bodies, digests, strict=True))
+            for ord, (site, stored) in enumerate(zip(sites, prepared, strict=True))
         ],
     )
     return [row[0] for row in rows]
