@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import BIN, median, save, table, timed
+from benchmarks.common import BIN, as_installed, median, save, table, timed
 from errdex.extract.files import walk_files
 from errdex.extract.pipeline import parse_batch
 from errdex.sources import resolve
@@ -23,6 +23,7 @@ RUNS = 5
 
 
 def main() -> None:
+    as_installed()
     root = resolve("pypi:vllm==0.28.0").root
     ast_grep = shutil.which("ast-grep") or str(BIN / "ast-grep")
     errdex = [sys.executable, "-m", "errdex"]

@@ -5,7 +5,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,12 +12,16 @@ BIN = Path(sys.executable).parent
 RESULTS = Path(__file__).parent / "results"
 
 
-# Runs a command and prints, last on stderr, the peak RSS of its largest process
-# (children included): a fresh wrapper per run, so runs do not mix.
+# Runs a command and prints, last on stderr, its wall seconds and the peak RSS of its
+# largest process (children included): a fresh wrapper per run, so runs do not mix, and
+# the clock read in the wrapper, so the wrapper's own start is not counted.
 _PEAK = (
-    "import resource, subprocess, sys\n"
+    "import resource, subprocess, sys, time\n"
+    "start = time.perf_counter()\n"
     "done = subprocess.run(sys.argv[1:])\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+    "seconds = time.perf_counter() - start\n"
+    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+    "print(seconds, peak, file=sys.stderr)\n"
     "sys.exit(done.returncode)\n"
 )
 
@@ -27,7 +30,6 @@ def timed(
     cmd: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[float, int]:
     """Wall seconds and peak RSS in KiB (largest process of the run) of one command."""
-    start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", _PEAK, *cmd],
         cwd=cwd,
@@ -36,10 +38,10 @@ def timed(
         text=True,
         check=False,
     )
-    seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
-    return seconds, int(done.stderr.strip().splitlines()[-1])
+    seconds, peak = done.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(peak)
 
 
 def as_installed() -> None:
