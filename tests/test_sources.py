@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from errdex.errors import NetworkError, NotFoundError, SourceError, UnsafeArchiveError
 from errdex.repos import is_github_url
@@ -31,6 +33,7 @@ from errdex.sources.metadata import (
     commit_from_version_file,
     normalize_repo_url,
     pick_repo_url,
+    read_headers,
 )
 from tests.conftest import TEST_CACHE
 
@@ -170,6 +173,36 @@ def test_pick_repo_url_prefers_github_source() -> None:
     assert pick_repo_url([("Code", "https://git.example.org/a/b.git")]) == (
         "https://git.example.org/a/b"
     )
+
+
+def _email_headers(text: str) -> dict[str, list[str]]:
+    from email.parser import HeaderParser
+
+    fields: dict[str, list[str]] = {}
+    for name, value in HeaderParser().parsestr(text).items():
+        fields.setdefault(name.lower(), []).append(str(value))
+    return fields
+
+
+# Lines of PKG-INFO, well formed or not: fields, folded lines, envelope lines, names
+# email does not take (a space, non-ASCII, none), blank lines and odd line breaks.
+_PKG_INFO_PIECES = st.sampled_from(
+    [
+        "Name", "name", "Version", "Project-URL", "From ", "From", "Na me", "Ünï", "x",
+        ":", ": ", " ", "\t", "  folded", "value", "Source, https://github.com/o/n", "é",
+        "\n", "\r\n", "\r", "\n\n", "\x0b", "\x85", "\u2028", "\x0c", "#",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(_PKG_INFO_PIECES, max_size=40).map("".join))
+@example(
+    "Metadata-Version: 2.4\nName: vllm\nVersion: 0.28.0\nProject-URL: Homepage,\n"
+    " https://github.com/vllm-project/vllm\r\nRequires-Dist: torch==2.9\n\nName: body\n"
+)
+@example("From nobody\nName: a\n : stray\nFrom x\n:lost\n folded after it\nVersion:1")
+def test_pkg_info_headers_are_read_as_email_reads_them(text: str) -> None:
+    assert read_headers(text) == _email_headers(text)
 
 
 # setuptools-scm's template, as in vllm 0.28.0's sdist (vllm/_version.py)

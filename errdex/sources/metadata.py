@@ -3,12 +3,9 @@
 # `_version.py` that setuptools-scm writes. Nothing here imports or runs indexed code.
 from __future__ import annotations
 
-import configparser
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from email.parser import HeaderParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -199,25 +196,70 @@ def version_file_facts(root: Path, code_paths: Iterable[str]) -> tuple[str | Non
 
 
 def _from_pkg_info(text: str) -> TreeMetadata:
-    headers = HeaderParser().parsestr(text)
+    headers = read_headers(text)
     urls: list[tuple[str, str]] = []
-    for entry in headers.get_all("Project-URL") or []:
-        label, _, url = str(entry).partition(",")
+    for entry in headers.get("project-url", []):
+        label, _, url = entry.partition(",")
         urls.append((label.strip(), url.strip()))
-    home = headers.get("Home-page")
-    if home and str(home).strip().upper() != "UNKNOWN":
-        urls.append(("Homepage", str(home).strip()))
-    name, version = headers.get("Name"), headers.get("Version")
-    requires = [_requirement(str(line)) for line in headers.get_all("Requires-Dist") or []]
+    home = next(iter(headers.get("home-page", [])), "").strip()
+    if home and home.upper() != "UNKNOWN":
+        urls.append(("Homepage", home))
+    name = next(iter(headers.get("name", [])), "").strip()
+    version = next(iter(headers.get("version", [])), "").strip()
+    requires = [_requirement(line) for line in headers.get("requires-dist", [])]
     return TreeMetadata(
-        name=str(name).strip() if name else None,
-        version=str(version).strip() if version else None,
+        name=name or None,
+        version=version or None,
         repo_url=pick_repo_url(urls),
         requires=tuple(r for r in requires if r is not None),
     )
 
 
+def read_headers(text: str) -> dict[str, list[str]]:
+    """The header fields of a PKG-INFO / METADATA text, by lowercased name, each name's
+    values in order, read as `email.parser.HeaderParser` (policy compat32) reads them,
+    without importing the email package (a fifth of an unchanged re-index's imports).
+
+    The headers end at the first line that is neither a field (`Name: value`, the name
+    printable ASCII), a folded continuation (starting with a space or tab) nor an
+    envelope `From ` line: at the blank line before the body, as a rule. A value keeps
+    its folded lines, line breaks included, as `email` keeps them."""
+    fields: dict[str, list[str]] = {}
+    name, source = "", [""]  # the field being read and its source lines
+
+    def keep() -> None:
+        value = source[0].lstrip(" \t") + "".join(source[1:])
+        fields.setdefault(name.lower(), []).append(value.rstrip("\r\n"))
+
+    parts = _LINE_BREAK.split(text)
+    lines = [line + brk for line, brk in zip(parts[::2], [*parts[1::2], ""], strict=True)]
+    for line in lines:
+        if not _HEADER_LINE.match(line):
+            break
+        if line[0] in " \t":
+            if name:
+                source.append(line)
+            continue
+        if name:
+            keep()
+            name = ""
+        colon = line.find(":")
+        if colon > 0 and not line.startswith("From "):
+            name, source = line[:colon], [line[colon + 1 :]]
+    if name:
+        keep()
+    return fields
+
+
+_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
+# What email's parser takes as a header line: a field name of printable ASCII but the
+# colon, then the colon; a folded continuation; an envelope line.
+_HEADER_LINE = re.compile(r"From |[\041-\071\073-\176]*:|[\t ]")
+
+
 def _from_pyproject(text: str) -> TreeMetadata:
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -254,6 +296,8 @@ def _from_pyproject(text: str) -> TreeMetadata:
 
 
 def _from_setup_cfg(text: str) -> TreeMetadata:
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
@@ -293,28 +337,36 @@ def read_tree_metadata(root: Path) -> TreeMetadata:
 
     PKG-INFO at the root (an sdist) or a wheel's `*.dist-info/METADATA` comes first, then
     pyproject.toml (`[project]`, `[tool.poetry]`), then setup.cfg `[metadata]`; each
-    field is taken from the first file that has it. Never raises for a malformed file.
+    field is taken from the first file that has it, and a file is not read once every
+    field is found. Never raises for a malformed file.
     """
-    found: list[TreeMetadata] = []
-    pkg_info = _read(root / "PKG-INFO", root)
-    if pkg_info is None:
-        for meta in sorted(root.glob("*.dist-info/METADATA")):
-            pkg_info = _read(meta, root)
+    found = TreeMetadata()
+    for read, parse in (
+        (_pkg_info, _from_pkg_info),
+        (lambda top: _read(top / "pyproject.toml", top), _from_pyproject),
+        (lambda top: _read(top / "setup.cfg", top), _from_setup_cfg),
+    ):
+        text = read(root)
+        if text is not None:
+            more = parse(text)
+            found = TreeMetadata(
+                name=found.name or more.name,
+                version=found.version or more.version,
+                repo_url=found.repo_url or more.repo_url,
+                requires=found.requires or more.requires,
+            )
+        if found.name and found.version and found.repo_url and found.requires:
             break
-    if pkg_info is not None:
-        found.append(_from_pkg_info(pkg_info))
-    pyproject = _read(root / "pyproject.toml", root)
-    if pyproject is not None:
-        found.append(_from_pyproject(pyproject))
-    setup_cfg = _read(root / "setup.cfg", root)
-    if setup_cfg is not None:
-        found.append(_from_setup_cfg(setup_cfg))
-    return TreeMetadata(
-        name=next((m.name for m in found if m.name), None),
-        version=next((m.version for m in found if m.version), None),
-        repo_url=next((m.repo_url for m in found if m.repo_url), None),
-        requires=next((m.requires for m in found if m.requires), ()),
-    )
+    return found
+
+
+def _pkg_info(root: Path) -> str | None:
+    """PKG-INFO at `root` (an sdist), else the first `*.dist-info/METADATA` (a wheel)."""
+    text = _read(root / "PKG-INFO", root)
+    if text is None:
+        for meta in sorted(root.glob("*.dist-info/METADATA")):
+            return _read(meta, root)
+    return text
 
 
 _EXTRA = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
