@@ -16,7 +16,6 @@ from errdex.cli.console import (
     db_option,
     err,
     errors_explained,
-    escape,
     fail,
     json_option,
     out,
@@ -108,7 +107,7 @@ def index(
     _print_summary(result)
     if profile:
         for phase, seconds in result.phases:
-            out.print(f"  {escape(phase):<16} {seconds:8.3f} s")
+            out.say(f"  {phase:<16} {seconds:8.3f} s")
 
 
 def _index_all_versions(
@@ -130,7 +129,7 @@ def _index_all_versions(
     for result in results:
         _print_summary(result)
     if not results:
-        out.print("every release is indexed already")
+        out.say("every release is indexed already")
 
 
 @contextmanager
@@ -171,19 +170,19 @@ def _progress() -> Iterator[Any]:
 def _print_summary(result: IndexResult) -> None:
     snap = result.snapshot
     for skipped in result.skipped[:MAX_SKIPPED_SHOWN]:
-        err.print(f"[yellow]skipped[/] {escape(skipped.path)}: {escape(skipped.reason)}")
+        err.say(("skipped", "yellow"), f" {skipped.path}: {skipped.reason}")
     if len(result.skipped) > MAX_SKIPPED_SHOWN:
         more = len(result.skipped) - MAX_SKIPPED_SHOWN
-        err.print(f"[yellow]… and {more} more skipped files[/]")
+        err.say((f"… and {more} more skipped files", "yellow"))
     if result.unchanged:
-        out.print(
+        out.say(
             f"{snap.package} {snap.version}: unchanged since the last index "
             f"({result.files:,} files, {result.site_count:,} error sites, {result.seconds:.2f} s)"
         )
         return
     if snap.note is not None:
         err.say(f"{snap.package} {snap.version}: {snap.note}")
-    out.print(
+    out.say(
         f"{snap.package} {snap.version}: {result.files:,} files ({result.parsed:,} parsed), "
         f"{result.site_count:,} error sites, {len(result.skipped)} skipped, "
         f"{result.seconds:.1f} s"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import multiprocessing
 import os
 import signal
 import sys
@@ -22,7 +21,10 @@ from errdex.extract.files import MAX_FILE_BYTES, too_big, walk_files
 from errdex.model import ErrorSite, SkippedFile, Snapshot, TestFile
 from errdex.sources.reading import is_clean_name, read_regular
 
-if TYPE_CHECKING:  # a scan, all an unchanged re-index does, needs none of the facts' classes
+if TYPE_CHECKING:  # a scan, all an unchanged re-index does, needs neither the facts' classes
+    # nor worker processes
+    import multiprocessing.context
+
     from errdex.extract.facts import FileFacts
 
 __all__ = [
@@ -77,9 +79,8 @@ def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
     files: list[tuple[str, str]] = []
     unreadable: list[SkippedFile] = list(walk.skipped)
     fresh: list[tuple[str, int, int, str]] = []
-    for rel, full in zip(paths, absolute, strict=True):
+    for rel, full, stat in zip(paths, absolute, walk.stats, strict=True):
         try:
-            stat = os.stat(full)
             if stat.st_size > MAX_FILE_BYTES:
                 unreadable.append(SkippedFile(path=rel, reason=too_big(stat.st_size)))
                 continue
@@ -141,6 +142,8 @@ def _watch_parent(parent: int) -> None:
 def process_context() -> multiprocessing.context.BaseContext:
     """How worker processes start (the parsers here, the export's renderers): fork, in
     milliseconds, while this process runs one thread, when it is safe; else spawn."""
+    import multiprocessing
+
     if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")

@@ -46,9 +46,11 @@ OUTSIDE = "a symbolic link to {target}, outside the tree; not followed"
 
 @dataclass(slots=True)
 class FileWalk:
-    """The package's .py files (relative, "/"-separated) and the entries skipped."""
+    """The package's .py files (relative, "/"-separated), the `os.stat` of each (the
+    scan need not ask again) and the entries skipped."""
 
     paths: list[str] = field(default_factory=list)
+    stats: list[os.stat_result] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
 
 
@@ -78,10 +80,11 @@ def walk_files(root: Path, code_paths: tuple[str, ...]) -> FileWalk:
             _take_file(rel_top, start, found)
         else:
             _walk(base, start, rel_top, found)
-        for rel in found.paths:
+        for rel, stat_result in zip(found.paths, found.stats, strict=True):
             if rel not in seen:
                 seen.add(rel)
                 out.paths.append(rel)
+                out.stats.append(stat_result)
         for skip in found.skipped:
             if skip.path not in seen:
                 seen.add(skip.path)
@@ -99,14 +102,16 @@ def _take_file(rel: str, full: str, out: FileWalk) -> None:
         out.skipped.append(_skip(rel, BAD_NAME))
         return
     try:
-        kind = special_kind(os.stat(full).st_mode)
+        stat_result = os.stat(full)
     except OSError as exc:
         out.skipped.append(_skip(rel, f"cannot read: {exc.strerror}"))
         return
+    kind = special_kind(stat_result.st_mode)
     if kind is not None:
         out.skipped.append(_skip(rel, f"{kind}, not a regular file; not read"))
         return
     out.paths.append(rel)
+    out.stats.append(stat_result)
 
 
 def _walk(root: str, folder: str, rel: str, out: FileWalk) -> None:
@@ -136,11 +141,13 @@ def _entry_file(entry: os.DirEntry[str], rel: str, out: FileWalk) -> None:
     if not is_clean_name(rel):
         out.skipped.append(_skip(rel, BAD_NAME))
         return
-    mode = entry.stat(follow_symlinks=False).st_mode
-    if stat.S_ISREG(mode):
+    stat_result = entry.stat(follow_symlinks=False)  # not a link: the walk checked
+    if stat.S_ISREG(stat_result.st_mode):
         out.paths.append(rel)
+        out.stats.append(stat_result)
     else:
-        out.skipped.append(_skip(rel, f"{special_kind(mode)}, not a regular file; not read"))
+        kind = special_kind(stat_result.st_mode)
+        out.skipped.append(_skip(rel, f"{kind}, not a regular file; not read"))
 
 
 def _link(root: str, entry: os.DirEntry[str], rel: str, out: FileWalk) -> None:

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +37,8 @@ def cache_root(cache_dir: Path | None = None) -> Path:
 
 
 def _host() -> str:
+    import socket
+
     return hashlib.blake2b(socket.gethostname().encode(), digest_size=4).hexdigest()
 
 

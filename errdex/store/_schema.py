@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 
 SCHEMA_VERSION = 5
 
@@ -82,5 +81,7 @@ CREATE TABLE failures (
 
 def full_schema(dialect: str) -> str:
     """The SQL that makes a new database of `dialect` ("sqlite" or "postgresql")."""
+    from importlib import resources
+
     name = {"sqlite": "schema.sql", "postgresql": "postgres.sql"}[dialect]
     return resources.files("errdex.store").joinpath(name).read_text()
