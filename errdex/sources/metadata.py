@@ -218,7 +218,7 @@ def _from_pkg_info(text: str) -> TreeMetadata:
 def read_headers(text: str) -> dict[str, list[str]]:
     """The header fields of a PKG-INFO / METADATA text, by lowercased name, each name's
     values in order, read as `email.parser.HeaderParser` (policy compat32) reads them,
-    without importing the email package (a fifth of an unchanged re-index's imports).
+    without importing the email package (some 20 ms of an unchanged re-index's start).
 
     The headers end at the first line that is neither a field (`Name: value`, the name
     printable ASCII), a folded continuation (starting with a space or tab) nor an
