@@ -154,6 +154,41 @@ def test_an_unchanged_index_reports_its_sites(tmp_path: Path) -> None:
     ]
 
 
+def test_an_unchanged_index_imports_only_what_it_uses(tmp_path: Path) -> None:
+    """Most of an unchanged re-index is Python's start and imports: it loads nothing that
+    parses or explains, nor a library the path does not use (rich in a pipe, workers,
+    email for PKG-INFO's headers, the TOML and INI readers when PKG-INFO says it all)."""
+    write_tree(tmp_path / "pkg-1.0", {**FILES, "PKG-INFO": PKG_INFO})
+    db = tmp_path / "errdex.sqlite"
+    assert errdex("index", str(tmp_path / "pkg-1.0"), db=db).returncode == 0
+    (tmp_path / "pkg-1.0" / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    (tmp_path / "pkg-1.0" / "setup.cfg").write_text("[metadata]\nname = pkg\n")
+    again = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "errdex", "index", str(tmp_path / "pkg-1.0")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ERRDEX_DB": str(db)},
+        check=True,
+        timeout=120,
+    )
+    assert "unchanged since the last index" in again.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in again.stderr.splitlines()}
+    assert "errdex.store" in imported and "errdex.extract" in imported
+    unused = {"errdex.extract.pipeline", "errdex.explain", "rich", "multiprocessing"}
+    unused |= {"email", "tomllib", "configparser", "importlib.resources", "socket"}
+    assert imported & unused == set()
+
+
+PKG_INFO = """\
+Metadata-Version: 2.4
+Name: pkg
+Version: 1.0
+Project-URL: Source, https://github.com/example/pkg
+Requires-Dist: click>=8
+
+The package's long description.
+"""
+
 TRACEBACK = """\
 Traceback (most recent call last):
   File "/app/run.py", line 2, in <module>
