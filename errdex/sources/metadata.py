@@ -197,19 +197,21 @@ def version_file_facts(root: Path, code_paths: Iterable[str]) -> tuple[str | Non
 
 def _from_pkg_info(text: str) -> TreeMetadata:
     headers = read_headers(text)
+
+    def first(field: str) -> str:
+        return (headers.get(field) or [""])[0].strip()
+
     urls: list[tuple[str, str]] = []
     for entry in headers.get("project-url", []):
         label, _, url = entry.partition(",")
         urls.append((label.strip(), url.strip()))
-    home = next(iter(headers.get("home-page", [])), "").strip()
+    home = first("home-page")
     if home and home.upper() != "UNKNOWN":
         urls.append(("Homepage", home))
-    name = next(iter(headers.get("name", [])), "").strip()
-    version = next(iter(headers.get("version", [])), "").strip()
     requires = [_requirement(line) for line in headers.get("requires-dist", [])]
     return TreeMetadata(
-        name=name or None,
-        version=version or None,
+        name=first("name") or None,
+        version=first("version") or None,
         repo_url=pick_repo_url(urls),
         requires=tuple(r for r in requires if r is not None),
     )
