@@ -233,9 +233,8 @@ def read_headers(text: str) -> dict[str, list[str]]:
         value = source[0].lstrip(" \t") + "".join(source[1:])
         fields.setdefault(name.lower(), []).append(value.rstrip("\r\n"))
 
-    parts = _LINE_BREAK.split(text)
-    lines = [line + brk for line, brk in zip(parts[::2], [*parts[1::2], ""], strict=True)]
-    for line in lines:
+    for found in _LINES.finditer(text):  # lazily: the long description is not split
+        line = found.group()
         if not _HEADER_LINE.match(line):
             break
         if line[0] in " \t":
@@ -253,7 +252,8 @@ def read_headers(text: str) -> dict[str, list[str]]:
     return fields
 
 
-_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
+# Each line with its break, split where email splits (not at \x0b, \x85, \u2028, ...)
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 # What email's parser takes as a header line: a field name of printable ASCII but the
 # colon, then the colon; a folded continuation; an envelope line.
 _HEADER_LINE = re.compile(r"From |[\041-\071\073-\176]*:|[\t ]")
