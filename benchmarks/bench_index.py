@@ -1,8 +1,9 @@
-# Cold index, unchanged re-index and peak memory on vllm 0.28.0's package tree, each
-# beside ast-grep finding `raise $E` on the same tree (which finds raise statements only);
-# then where a cold parse's time goes, in one process: CPython's parser alone against
-# errdex's whole per-file analysis, and what a sparse path (files without `raise` or
-# `assert` only feeding the call graph) could save at most.
+# Cold index, unchanged re-index, CPU and peak memory on vllm 0.28.0's package tree,
+# each beside ast-grep finding `raise $E` on the same tree (which finds raise statements
+# only); then where a cold parse's time goes, in one process: CPython's parser alone
+# against errdex's whole per-file analysis and against ast-grep's whole CPU, and what a
+# sparse path (files without `raise` or `assert` only feeding the call graph) could save
+# at most.
 from __future__ import annotations
 
 import ast
@@ -14,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import BIN, as_installed, median, save, table, timed
+from benchmarks.common import BIN, as_installed, median, run_timed, save, table, timed
 from errdex.extract.files import walk_files
 from errdex.extract.pipeline import parse_batch
 from errdex.sources import resolve
@@ -27,18 +28,20 @@ def main() -> None:
     root = resolve("pypi:vllm==0.28.0").root
     ast_grep = shutil.which("ast-grep") or str(BIN / "ast-grep")
     errdex = [sys.executable, "-m", "errdex"]
-    grep_times, grep_peaks, cold, cold_peaks, warm = [], [], [], [], []
+    grep_times, grep_peaks, grep_cpus, cold, cold_peaks, cold_cpus, warm = ([] for _ in range(7))
     for _ in range(RUNS):
-        seconds, peak = timed([ast_grep, "run", "-p", "raise $E", "-l", "python", "vllm"], cwd=root)
-        grep_times.append(seconds)
-        grep_peaks.append(peak)
+        grep = run_timed([ast_grep, "run", "-p", "raise $E", "-l", "python", "vllm"], cwd=root)
+        grep_times.append(grep.seconds)
+        grep_peaks.append(grep.peak)
+        grep_cpus.append(grep.cpu)
         with tempfile.TemporaryDirectory() as scratch:
             env = {"ERRDEX_CACHE": str(Path(scratch) / "cache"), "CI": "1"}
             db = str(Path(scratch) / "db.sqlite")
             index = [*errdex, "index", str(root), "--path", "vllm", "--db", db]
-            seconds, peak = timed(index, env=env)
-            cold.append(seconds)
-            cold_peaks.append(peak)
+            first = run_timed(index, env=env)
+            cold.append(first.seconds)
+            cold_peaks.append(first.peak)
+            cold_cpus.append(first.cpu)
             warm.append(min(timed(index, env=env)[0] for _ in range(3)))
     rows = [
         [
@@ -46,6 +49,12 @@ def main() -> None:
             f"{median(cold):.2f}",
             f"{median(grep_times):.2f}",
             f"{median(cold) / median(grep_times):.2f}",
+        ],
+        [
+            "cold index, CPU of every process and thread (s)",
+            f"{median(cold_cpus):.2f}",
+            f"{median(grep_cpus):.2f}",
+            f"{median(cold_cpus) / median(grep_cpus):.2f}",
         ],
         [
             "re-index, nothing changed (s)",
@@ -65,17 +74,18 @@ def main() -> None:
         f"vllm 0.28.0, `vllm/` (2,239 files); medians of {RUNS} runs\n\n"
         + table(rows, ["measure", "errdex", "ast-grep `raise $E`", "ratio"])
         + "\n\n"
-        + parse_breakdown(root),
+        + parse_breakdown(root, median(grep_cpus)),
     )
 
 
 _RAISES = re.compile(rb"\b(?:raise|assert)\b")
 
 
-def parse_breakdown(root: Path, runs: int = 3) -> str:
+def parse_breakdown(root: Path, grep_cpu: float, runs: int = 3) -> str:
     """CPU seconds, in one process without the cyclic collector (as a parse worker runs),
-    of ast.parse alone and of errdex's parse_file over the same files; and the files that
-    hold no `raise` or `assert` at all, by count and by bytes."""
+    of ast.parse alone and of errdex's parse_file over the same files, beside `grep_cpu`
+    (ast-grep's whole scan); and the files that hold no `raise` or `assert` at all, by
+    count and by bytes."""
     paths = list(walk_files(root, ("vllm",)).paths)
     sources = [(root / p).read_bytes() for p in paths]
     bare = [data for data in sources if not _RAISES.search(data)]
@@ -98,6 +108,11 @@ def parse_breakdown(root: Path, runs: int = 3) -> str:
             "errdex parse_file (parse + analysis)",
             f"{median(whole):.2f}",
             f"{median(whole) / median(parser):.2f}",
+        ],
+        [
+            "ast-grep `raise $E`, its whole scan (every thread)",
+            f"{grep_cpu:.2f}",
+            f"{grep_cpu / median(parser):.2f}",
         ],
     ]
     share = sum(map(len, bare)) / sum(map(len, sources))
