@@ -1,9 +1,9 @@
 # Cold index, unchanged re-index, CPU and peak memory on vllm 0.28.0's package tree,
 # each beside ast-grep finding `raise $E` on the same tree (which finds raise statements
 # only); then where a cold parse's time goes, in one process: CPython's parser alone
-# against errdex's whole per-file analysis and against ast-grep's whole CPU, and what a
-# sparse path (files without `raise` or `assert` only feeding the call graph) could save
-# at most.
+# against errdex's whole per-file analysis, against tree-sitter's Python parser (the one
+# ast-grep is built on) and against ast-grep's whole CPU, and what a sparse path (files
+# without `raise` or `assert` only feeding the call graph) could save at most.
 from __future__ import annotations
 
 import ast
@@ -14,6 +14,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import tree_sitter
+import tree_sitter_python
 
 from benchmarks.common import BIN, as_installed, median, run_timed, save, table, timed
 from errdex.extract.files import walk_files
@@ -83,13 +86,14 @@ _RAISES = re.compile(rb"\b(?:raise|assert)\b")
 
 def parse_breakdown(root: Path, grep_cpu: float, runs: int = 3) -> str:
     """CPU seconds, in one process without the cyclic collector (as a parse worker runs),
-    of ast.parse alone and of errdex's parse_file over the same files, beside `grep_cpu`
-    (ast-grep's whole scan); and the files that hold no `raise` or `assert` at all, by
-    count and by bytes."""
+    of ast.parse alone, of tree-sitter's Python parser alone and of errdex's parse_file
+    over the same files, beside `grep_cpu` (ast-grep's whole scan); and the files that hold
+    no `raise` or `assert` at all, by count and by bytes."""
     paths = list(walk_files(root, ("vllm",)).paths)
     sources = [(root / p).read_bytes() for p in paths]
     bare = [data for data in sources if not _RAISES.search(data)]
-    parser, whole = [], []
+    parser, other, whole = [], [], []
+    tree_sitter_parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language()))
     gc.disable()
     try:
         for _ in range(runs):
@@ -98,12 +102,21 @@ def parse_breakdown(root: Path, grep_cpu: float, runs: int = 3) -> str:
                 ast.parse(data)
             parser.append(time.process_time() - start)
             start = time.process_time()
+            for data in sources:
+                tree_sitter_parser.parse(data)
+            other.append(time.process_time() - start)
+            start = time.process_time()
             parse_batch(str(root), paths)
             whole.append(time.process_time() - start)
     finally:
         gc.enable()
     rows = [
         ["CPython's parser alone (ast.parse)", f"{median(parser):.2f}", "1.00"],
+        [
+            "tree-sitter's Python parser alone, ast-grep's (no tree walked)",
+            f"{median(other):.2f}",
+            f"{median(other) / median(parser):.2f}",
+        ],
         [
             "errdex parse_file (parse + analysis)",
             f"{median(whole):.2f}",
