@@ -18,7 +18,7 @@ from pathlib import Path
 import tree_sitter
 import tree_sitter_python
 
-from benchmarks.common import BIN, as_installed, median, run_timed, save, table, timed
+from benchmarks.common import BIN, Timing, as_installed, median, run_timed, save, table, timed
 from errdex.extract.files import walk_files
 from errdex.extract.pipeline import parse_batch
 from errdex.sources import resolve
@@ -31,45 +31,44 @@ def main() -> None:
     root = resolve("pypi:vllm==0.28.0").root
     ast_grep = shutil.which("ast-grep") or str(BIN / "ast-grep")
     errdex = [sys.executable, "-m", "errdex"]
-    grep_times, grep_peaks, grep_cpus, cold, cold_peaks, cold_cpus, warm = ([] for _ in range(7))
+    greps: list[Timing] = []
+    colds: list[Timing] = []
+    warm: list[float] = []
     for _ in range(RUNS):
-        grep = run_timed([ast_grep, "run", "-p", "raise $E", "-l", "python", "vllm"], cwd=root)
-        grep_times.append(grep.seconds)
-        grep_peaks.append(grep.peak)
-        grep_cpus.append(grep.cpu)
+        greps.append(
+            run_timed([ast_grep, "run", "-p", "raise $E", "-l", "python", "vllm"], cwd=root)
+        )
         with tempfile.TemporaryDirectory() as scratch:
             env = {"ERRDEX_CACHE": str(Path(scratch) / "cache"), "CI": "1"}
             db = str(Path(scratch) / "db.sqlite")
             index = [*errdex, "index", str(root), "--path", "vllm", "--db", db]
-            first = run_timed(index, env=env)
-            cold.append(first.seconds)
-            cold_peaks.append(first.peak)
-            cold_cpus.append(first.cpu)
+            colds.append(run_timed(index, env=env))
             warm.append(min(timed(index, env=env)[0] for _ in range(3)))
+    grep, cold = _medians(greps), _medians(colds)
     rows = [
         [
             "cold index (s)",
-            f"{median(cold):.2f}",
-            f"{median(grep_times):.2f}",
-            f"{median(cold) / median(grep_times):.2f}",
+            f"{cold.seconds:.2f}",
+            f"{grep.seconds:.2f}",
+            f"{cold.seconds / grep.seconds:.2f}",
         ],
         [
             "cold index, CPU of every process and thread (s)",
-            f"{median(cold_cpus):.2f}",
-            f"{median(grep_cpus):.2f}",
-            f"{median(cold_cpus) / median(grep_cpus):.2f}",
+            f"{cold.cpu:.2f}",
+            f"{grep.cpu:.2f}",
+            f"{cold.cpu / grep.cpu:.2f}",
         ],
         [
             "re-index, nothing changed (s)",
             f"{median(warm):.3f}",
-            f"{median(grep_times):.2f}",
-            f"{median(warm) / median(grep_times):.3f}",
+            f"{grep.seconds:.2f}",
+            f"{median(warm) / grep.seconds:.3f}",
         ],
         [
             "peak memory, largest process (MiB)",
-            f"{median(cold_peaks) / 1024:.0f}",
-            f"{median(grep_peaks) / 1024:.0f}",
-            f"{median(cold_peaks) / median(grep_peaks):.1f}",
+            f"{cold.peak / 1024:.0f}",
+            f"{grep.peak / 1024:.0f}",
+            f"{cold.peak / grep.peak:.1f}",
         ],
     ]
     save(
@@ -77,7 +76,16 @@ def main() -> None:
         f"vllm 0.28.0, `vllm/` (2,239 files); medians of {RUNS} runs\n\n"
         + table(rows, ["measure", "errdex", "ast-grep `raise $E`", "ratio"])
         + "\n\n"
-        + parse_breakdown(root, median(grep_cpus)),
+        + parse_breakdown(root, grep.cpu),
+    )
+
+
+def _medians(runs: list[Timing]) -> Timing:
+    """Each measure's median over `runs` (an odd number: the peak is one run's)."""
+    return Timing(
+        median([r.seconds for r in runs]),
+        int(median([r.peak for r in runs])),
+        median([r.cpu for r in runs]),
     )
 
 
