@@ -455,9 +455,11 @@ def target_source(node: Expr) -> str:
 
 
 def named(node: Expr) -> str:
-    """How an expression is named in prose: `self.x` as `x`, a walrus by its name, long
-    ones shortened."""
-    text = assigned(node).source()
+    """How an expression is named in prose: `self.x` as `x`, a walrus by its name,
+    `getattr(o, "a", d)` as the `o.a` it reads, long ones shortened."""
+    node = assigned(node)
+    read = getattr_read(node)
+    text = (read or node).source()
     for prefix in ("self.", "cls."):
         if text.startswith(prefix) and text[len(prefix) :].isidentifier():
             text = text[len(prefix) :]
@@ -556,6 +558,48 @@ def _said_hasattr(call: Call, holds: bool) -> str | None:
     return f"{named(call.args[0])} {verb} attribute {value_text(call.args[1])}"
 
 
+def getattr_read(node: Expr) -> Attribute | None:
+    """`o.a` of `getattr(o, "a")` or `getattr(o, "a", default)`; None for any other node
+    (an attribute named by a variable included)."""
+    if not (isinstance(node, Call) and node.name == "getattr" and isinstance(node.func, Name)):
+        return None
+    if len(node.args) not in (2, 3) or node.keywords:
+        return None
+    attr = node.args[1]
+    if not (isinstance(attr, Constant) and isinstance(attr.value, str)):
+        return None
+    if not attr.value.isidentifier():
+        return None
+    return Attribute(value=node.args[0], attr=attr.value)
+
+
+def plain_getattr(call: Call) -> Attribute | None:
+    """`o.a` when `getattr(o, "a")` or `getattr(o, "a", d)` with a false `d` (None,
+    False, 0, "") is tested for truth: then it holds exactly when `o.a` is set, as if
+    `o.a` were read; None for a true or unknown default, which holds when `o` lacks `a`."""
+    read = getattr_read(call)
+    if read is None or len(call.args) == 2:
+        return read
+    default = call.args[2]
+    return read if isinstance(default, Constant) and not default.value else None
+
+
+def _said_getattr(call: Call, holds: bool) -> str | None:
+    """`getattr(o, "a", default)` tested for truth reads `o.a`, and the default only when
+    `o` has no `a`. Never "has no attribute": a present attribute with a false value
+    fails the test too."""
+    read = getattr_read(call)
+    if read is None:
+        return None
+    if plain_getattr(call) is not None:
+        return read.said(holds)
+    shown, default = named(read), call.args[2]
+    if isinstance(default, Constant) and default.value:
+        return f"{shown} is true or missing" if holds else f"{shown} is present and false"
+    shown = f"{shown} (or {named(default)} where it is missing)"  # a default known at run time
+    return f"{shown} is set" if holds else f"{shown} is empty or unset"
+
+
 def _said_any_all(call: Call, holds: bool) -> str | None:
     """`any(b <= 0 for b in budgets)` as "some `b` in `budgets` satisfies `b <= 0`",
     `all(flags)` as "every item of `flags` is true", and their negations."""
@@ -591,7 +635,7 @@ def _said_affix(call: Call, holds: bool) -> str | None:
 # arguments, say) falls back to "`f(x)` returns true".
 _CALL_SAID = {
     "hasattr": _said_hasattr,
-    "getattr": _said_hasattr,
+    "getattr": _said_getattr,
     "any": _said_any_all,
     "all": _said_any_all,
     "startswith": _said_affix,

@@ -240,7 +240,7 @@ def test_condition_fix_needs_an_input() -> None:
     assert unknown is not None and unknown[0].fix is None
 
 
-def test_match_case_is_context(tmp_path: Path) -> None:
+def test_match_case_is_a_condition(tmp_path: Path) -> None:
     code = """
     def f(x):
         match x:
@@ -249,7 +249,8 @@ def test_match_case_is_context(tmp_path: Path) -> None:
     """
     sites = explain_package(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": code})
     ex = explanation(sites["mapping with k=1 is not allowed here"])
-    assert ex.when_it_happens == 'Raised when `f()` runs, in the `case {"k": 1}` branch.'
+    assert ex.when_it_happens == 'Raised when `f()` runs, if `x` matches `case {"k": 1}`.'
+    assert "always" not in ex.what_it_means
 
 
 @pytest.mark.parametrize(
@@ -560,7 +561,9 @@ def test_a_raise_after_a_loop_says_what_no_item_matched(tmp_path: Path) -> None:
     def kinds(message: str) -> list[tuple[str, str]]:
         return [(g.kind, g.test) for g in by_message[message].guard]
 
-    assert kinds("no kernel named {name}") == [("loop-exhausted", "kernel in KERNELS")]
+    assert kinds("no kernel named {name}") == [
+        ("loop-exhausted", "any(kernel == name for kernel in KERNELS)")
+    ]
     assert kinds("the numbers hold no even one") == [("loop-exhausted", "n in numbers")]
     assert kinds("reached after a break as well") == []  # a break also gets there
     assert kinds("the queue emptied before anything was ready") == [
@@ -568,7 +571,8 @@ def test_a_raise_after_a_loop_says_what_no_item_matched(tmp_path: Path) -> None:
     ]
     when = by_message["no kernel named {name}"].explanation
     assert when is not None
-    assert "once no `kernel` in `KERNELS` made the loop return" in when.when_it_happens
+    said = "if no `kernel` in `KERNELS` satisfies `kernel == name`"
+    assert said in when.when_it_happens and said[3:] in when.what_it_means
     assert "every time this code is reached" not in when.when_it_happens
     queue = by_message["the queue emptied before anything was ready"].explanation
     assert queue is not None

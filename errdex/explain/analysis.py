@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 
 from errdex.explain.catalog import Owner, Said
 from errdex.explain.conditions import Clause, clauses, code
-from errdex.expr import Constant, Expr, Membership
+from errdex.expr import Constant, Expr, Membership, named
 from errdex.expr import target_source as _target
 from errdex.model import ErrorSite, Input
 
+MAX_RAISER_SHOWN = 80  # a longer `try` expression is not quoted in prose
 MAX_CLAUSE_TEXT = 400  # beyond this, the source text says it better than prose
 
 
@@ -24,9 +25,19 @@ class Analysis:
     asserted: list[Clause] = field(default_factory=list)  # earlier asserts that held
     context: list[str] = field(default_factory=list)  # loops, handlers, match cases
     handled: list[str] = field(default_factory=list)  # exception types being handled
+    raisers: list[str | None] = field(default_factory=list)  # what raised each, when known
     unparsed: list[str] = field(default_factory=list)  # guard tests we could not read
     expected: list[Clause] = field(default_factory=list)  # what an assert expects
     failing: list[Clause] = field(default_factory=list)  # an assert's own failing test
+
+    def catches(self) -> list[tuple[str, str | None]]:
+        """Each handler around the site: the types it catches ("ValueError", without its
+        `as` name) and the one-statement `try` expression that raised them, when short."""
+        out = []
+        for test, raiser in zip(self.handled, self.raisers, strict=True):
+            short = raiser is not None and len(raiser) <= MAX_RAISER_SHOWN and "\n" not in raiser
+            out.append((test.split(" as ", 1)[0], raiser if short else None))
+        return out
 
     @property
     def primary(self) -> Clause | None:
@@ -51,21 +62,27 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
     `said` remembers guard readings (Catalog.said)."""
     inputs = {i.expr: i for i in site.inputs}
     result = Analysis(site=site, inputs=inputs, owner=owner)
+    subject: Expr | None = None  # of the `match` statement a `case` belongs to
+    loop: Membership | None = None  # the innermost `for` around the site
     for guard, check in zip(site.guard, checks, strict=True):
         kind = guard.kind
+        tree = guard.tree
+        if kind == "match":
+            subject = tree
         if kind in ("try", "finally", "with", "match"):
             continue
-        tree = guard.tree
         if kind == "while" and isinstance(tree, Constant) and tree.value in (True, 1):
             continue  # `while True:` is a loop, not a condition
         if kind == "except":
             result.handled.append(guard.test)
+            result.raisers.append(guard.raised_by)
             continue
         if kind == "for" and isinstance(tree, Membership):
             target, iterable = _target(tree.item), _short(tree.container.source())
             result.context.append(f"for each `{target}` in `{iterable}`")
+            loop = tree
             continue
-        if kind == "loop-exhausted":
+        if kind == "loop-exhausted" and not guard.negated:  # else `any(...)` failed: a test
             result.context.append(
                 f"once no `{_target(tree.item)}` in `{_short(tree.container.source())}` made"
                 " the loop return"
@@ -74,7 +91,7 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
             )
             continue
         if kind == "case":
-            result.context.append(f"in the `case {_short(guard.test)}` branch")
+            result.trigger.append(_case(guard.test, subject))
             continue
         if kind == "early-exit" and check:
             continue  # an earlier check of this function, one that raises
@@ -93,7 +110,19 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
         else:
             result.trigger.extend(found)
             result.innermost = found
+    if loop is not None and not (result.trigger or result.handled or result.reached_if):
+        # a raise straight in a loop's body fires on the loop's first item
+        shown = named(loop.container)
+        result.trigger.append(Clause(text=f"{shown} has at least one item (the first raises)"))
     return result
+
+
+def _case(pattern: str, subject: Expr | None) -> Clause:
+    """A `case` branch as a condition on the matched value."""
+    shown = "the value matched" if subject is None else named(subject)
+    if pattern == "_":
+        return Clause(text=f"{shown} matches none of the cases before `case _`")
+    return Clause(text=f"{shown} matches `case {_short(pattern)}`")
 
 
 def _read(tree: Expr, holds: bool, inputs: dict[str, Input]) -> list[Clause]:

@@ -48,13 +48,16 @@ class Catalog:
         self.by_function: dict[tuple[str, str], list[ErrorSite]] = defaultdict(list)
         for site in extraction.sites:
             self.by_function[(site.location.file, site.location.function)].append(site)
-        # (file, function, line) of every `if` that guards a raise: an early exit there
-        # is another error's check, not a condition worth telling the reader.
+        # (file, function, line) of every `if` whose body is a raise: an early exit there
+        # is another error's check, not a condition worth telling the reader. An `if`
+        # that raises only under a further condition can leave by a `return` too, so
+        # code after it runs only when its test is false: that stays a condition.
         self.raising_ifs: set[tuple[str, str, int]] = set()
         for site in extraction.sites:
-            for guard in site.guard:
-                if guard.kind in ("if", "elif") and not guard.negated:
-                    self.raising_ifs.add((site.location.file, site.location.function, guard.line))
+            tests = [g for g in site.guard if g.kind not in ("with", "try", "finally")]
+            last = tests[-1] if tests else None
+            if last is not None and last.kind in ("if", "elif") and not last.negated:
+                self.raising_ifs.add((site.location.file, site.location.function, last.line))
         self.reexports: set[str] = set()  # filled by explain (access.reexported)
         self._said: dict[tuple[str, bool, tuple[Input, ...]], Any] = {}
         self._docs: dict[tuple[str, str], str | None] = {}

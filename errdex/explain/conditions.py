@@ -32,9 +32,11 @@ from errdex.expr import (
     Subscript,
     assigned,
     compare_phrase,
+    getattr_read,
     length_phrase,
     listing,
     named,
+    plain_getattr,
     value_text,
 )
 from errdex.expr import root as _root
@@ -194,6 +196,7 @@ def _subject(node: Expr, inputs: Inputs) -> Input | None:
     """The input `node` reads as a whole: a name, an attribute chain, or a call or item
     read that is one (`os.environ.get("X")`)."""
     node = assigned(node)  # `(x := f())` is `x`
+    node = getattr_read(node) or node  # `getattr(c, "x", None)` reads `c.x`
     if isinstance(node, Name | Attribute | Call | Subscript):
         return inputs.get(node.source())
     return None
@@ -469,6 +472,9 @@ def _length_plain(target: Expr, op: CompareOp, right: Expr, inputs: Inputs) -> C
 
 
 def _call(node: Call, inputs: Inputs, holds: bool) -> Clause:
+    read = plain_getattr(node)
+    if read is not None:  # `getattr(args, "flag", False)`: said as `args.flag` is
+        return _truthy(read, inputs, holds)
     name = node.name
     words = node.own_words(holds)  # `hasattr(x, "a")`, `any(...)`, `s.startswith(p)`
     if words is not None:

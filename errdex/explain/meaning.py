@@ -77,10 +77,12 @@ def what_it_means(analysis: Analysis) -> str:
             "validate user input (and are skipped under `python -O`)."
         )
     if site.kind == "reraise":
-        caught = " or ".join(f"`{h}`" for h in analysis.handled) or "an exception"
-        return f"{who} passes on {caught} that it caught in `{function}`, unchanged."
+        return f"{who} passes on {caught(analysis) or 'an exception'} unchanged."
+    reached = analysis.reached_if + analysis.asserted
     if site.kind == "helper":
-        lead = f"{who} reports a failure through a helper that always raises `{exc}`"
+        lead = f"{who} reports a failure through a helper that raises `{exc}`"
+        if analysis.trigger or reached:
+            lead += " when " + join_and(analysis.trigger or reached)
     elif site.message is None and (
         exc in _NOT_IMPLEMENTED
         or any(b.endswith("NotImplementedError") for b in site.exception.bases)
@@ -95,11 +97,24 @@ def what_it_means(analysis: Analysis) -> str:
             lead = f"{who} rejects {primary.noun}"
             if others:
                 lead += " when " + join_and(others)
-        elif analysis.trigger:
-            lead = f"{who} refuses to go on when " + join_and(analysis.trigger)
+        elif analysis.trigger or reached:
+            # with no test of its own, the raise fires whenever the function gets there
+            lead = f"{who} refuses to go on when " + join_and(analysis.trigger or reached)
+        elif analysis.context:
+            lead = f"{who} raises `{exc}` " + ", ".join(analysis.context)
+        elif analysis.handled:
+            lead = f"{who} raises `{exc}`"
         else:
             lead = f"{who} always raises `{exc}` at this point of `{function}`"
     if analysis.handled:
-        caught = " or ".join(f"`{h}`" for h in analysis.handled)
-        lead += f", after catching {caught}"
+        lead += f", after catching {caught(analysis)}"
     return lead + "."
+
+
+def caught(analysis: Analysis) -> str:
+    """The exceptions the site's handlers catch, each with the call that raised it when
+    the `try` block is one statement: "`ValueError` raised by `parse_url(url)`"."""
+    return " or ".join(
+        f"`{types}` raised by `{raiser}`" if raiser else f"`{types}`"
+        for types, raiser in analysis.catches()
+    )

@@ -28,7 +28,7 @@ from errdex.expr import (
     Name,
     target_source,
 )
-from errdex.model import Fix, Hole, Input, Knob
+from errdex.model import ErrorSite, Fix, Hole, Input, Knob
 
 MAX_SOLUTIONS = 6
 MAX_QUOTE = 220
@@ -812,16 +812,38 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
                 )
             ]
         return [
-            Fix(
-                text=(
-                    f"Look at the {caught} it handles, raised in the `try` block before"
-                    f" line {context.guard_line(position)} (chained below this error in the"
-                    " traceback): its message says what failed"
-                ),
-                kind="cause",
-            )
+            Fix(text=_handled_cause(site, caught, call, context.guard_line(position)), kind="cause")
         ]
     return []
+
+
+def _handled_cause(site: ErrorSite, caught: str, call: str | None, line: int) -> str:
+    """Where to find what went wrong first, as the traceback shows it: Python prints the
+    exception being handled above the one raised in its handler ("During handling of the
+    above exception…", or "…was the direct cause…" for `raise X from e`); `from None`
+    hides it, a bare `raise` is that same exception, and pydantic reports a
+    `pydantic_core` error raised in a validator as a line of a `ValidationError`."""
+    origin = (
+        f"raised by `{call}`"
+        if call is not None and len(call) <= 80
+        else (f"raised in the `try` block before line {line}")
+    )
+    if site.kind == "reraise":
+        return f"This is the {caught} {origin}, passed on unchanged: its message says what failed"
+    if site.cause == "None":
+        return (
+            f"The {caught} it handles ({origin}) says what failed first; the traceback"
+            " does not show it (`from None`)"
+        )
+    if site.exception.qualname.startswith("pydantic_core."):
+        return (
+            f"The {caught} it handles ({origin}) says what failed first; pydantic reports"
+            f" this error as a line of a `ValidationError`, without it"
+        )
+    return (
+        f"Look at the {caught} it handles, {origin} (printed above this error in the"
+        " traceback): its message says what failed"
+    )
 
 
 def reads(expr: str, item: Input) -> bool:

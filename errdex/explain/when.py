@@ -18,6 +18,16 @@ def short_name(qualified: str, module_names: dict[str, str]) -> str:
     return f"{module} (module level)" if rest == "<module>" else rest
 
 
+def _handled(analysis: Analysis) -> str:
+    """What the handler around the site caught, and where it came from."""
+    return " or ".join(
+        f"`{types}` raised by `{raiser}` in the `try` block"
+        if raiser
+        else f"`{types}` raised inside the `try` block"
+        for types, raiser in analysis.catches()
+    )
+
+
 def when_it_happens(
     analysis: Analysis, call_paths: tuple[tuple[str, ...], ...], shorten: dict[str, str]
 ) -> str:
@@ -25,6 +35,7 @@ def when_it_happens(
     site = analysis.site
     sentences: list[str] = []
     lead = f"Raised {where(analysis)}"
+    reached = analysis.reached_if + analysis.asserted
     if site.kind == "assert" and analysis.expected:
         lead = f"Fails {where(analysis)}, if " + join_and(analysis.trigger)
         expects = join_and(analysis.expected)
@@ -33,20 +44,21 @@ def when_it_happens(
         lead += ", if " + join_and(analysis.trigger)
     elif analysis.unparsed:
         lead += ", if " + " and ".join(f"`{t}`" for t in analysis.unparsed)
-    elif not analysis.context:
+    elif reached:  # no test of its own: the checks it gets past are its condition
+        lead += ", if " + join_and(reached)
+    elif not (analysis.context or analysis.handled):
         lead += ", every time this code is reached"
     if analysis.context:
         context = ", ".join(analysis.context)
-        lead += f" ({context})" if analysis.trigger or analysis.unparsed else f", {context}"
+        conditioned = analysis.trigger or analysis.unparsed or reached
+        lead += f" ({context})" if conditioned else f", {context}"
     sentences.append(lead + ".")
     if site.unreachable is not None:
         sentences.insert(0, f"This raise can never fire as the code stands: {site.unreachable}.")
     if analysis.handled:
-        caught = " or ".join(f"`{h}`" for h in analysis.handled)
-        sentences.append(f"It happens while handling {caught} raised inside the `try` block.")
-    if analysis.reached_if or analysis.asserted:
-        reached = join_and(analysis.reached_if + analysis.asserted)
-        sentences.append(f"The function gets this far only if {reached}.")
+        sentences.append(f"It happens while handling {_handled(analysis)}.")
+    if reached and (analysis.trigger or analysis.unparsed):
+        sentences.append(f"The function gets this far only if {join_and(reached)}.")
     if call_paths:
         shown = [
             " ← ".join(f"`{short_name(q, shorten)}`" for q in path)

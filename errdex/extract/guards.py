@@ -82,7 +82,7 @@ class GuardInfo:
             node = self.node
             if self.shape == "for":
                 node = node.iter  # type: ignore[attr-defined]
-            if self.shape in ("test", "for"):
+            if self.shape in ("test", "for", "any"):
                 self._names = names_read(node)
             elif self.raiser is not None:
                 self._names = names_read(self.raiser)
@@ -150,6 +150,10 @@ _GUARD_TEXT: dict[str, Callable[[Any, Render], str]] = {
     "except": _handler,
     "finally": lambda n, render: "",
     "case": _case,
+    "any": lambda n, render: (
+        f"any({render(n.args[0].elt)} for {render(n.args[0].generators[0].target)}"
+        f" in {render(n.args[0].generators[0].iter)})"
+    ),
 }
 
 
@@ -160,6 +164,7 @@ def _handler_types(node: ast.ExceptHandler) -> Expr:
 # The tree of each shape of guard; the shapes whose test is no expression have none.
 _GUARD_TREE: dict[str, Callable[[Any], Expr | None]] = {
     "test": tree_of,
+    "any": tree_of,
     "for": lambda n: Membership(item=tree_of(n.target), container=tree_of(n.iter)),
     "except": _handler_types,
     "with": lambda n: None,
@@ -251,6 +256,34 @@ def loop_leaves(body: list[ast.stmt]) -> set[str]:
         elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             todo.extend(child_statements(node))  # both are statements: no expression holds one
     return found
+
+
+def returning_test(loop: ast.For | ast.AsyncFor) -> ast.expr | None:
+    """`any(test for target in iter)` for a loop whose body leaves only through one
+    `if test: ... return` at its top (`for s in SIZES: if n <= s: return s`), so that the
+    code after the loop runs exactly when that `any` is false; None for any other loop
+    (several returns, a `continue`, a return elsewhere). The node is made here, with the
+    loop's position, to be read with the guard shape "any"."""
+    found: ast.expr | None = None
+    for stmt in loop.body:
+        returning = "return" in loop_leaves([stmt])
+        if not returning:
+            continue
+        if not (isinstance(stmt, ast.If) and not stmt.orelse and found is None):
+            return None
+        if not isinstance(stmt.body[-1], ast.Return) or loop_leaves(stmt.body[:-1]):
+            return None
+        found = stmt.test
+    if found is None or any(isinstance(n, ast.Continue) for s in loop.body for n in ast.walk(s)):
+        return None
+    generator = ast.GeneratorExp(
+        elt=found,
+        generators=[ast.comprehension(target=loop.target, iter=loop.iter, ifs=[], is_async=0)],
+    )
+    made = ast.Call(func=ast.Name(id="any", ctx=ast.Load()), args=[generator], keywords=[])
+    for node in (made, made.func, generator):
+        node.lineno, node.col_offset = loop.lineno, loop.col_offset
+    return made
 
 
 def exits(stmts: list[ast.stmt]) -> bool:

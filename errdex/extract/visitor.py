@@ -38,6 +38,7 @@ from errdex.extract.guards import (
     loop_leaves,
     names_read,
     raiser_of,
+    returning_test,
 )
 from errdex.extract.knobs import knob_facts
 from errdex.extract.members import (
@@ -462,7 +463,11 @@ class FileVisitor:
             self.walk(node.orelse, block, scope)
         block.env = _union(block.env, inner.env)
         if "return" in leaves and "break" not in leaves:
-            # what follows runs only when no item made the loop return
+            # what follows runs only when no item made the loop return: when the loop
+            # returns from one `if`, no item passes that test (`any(...)` failed)
+            test = returning_test(node)
+            if test is not None:
+                exhausted = self.guard_info("loop-exhausted", test, True, node.lineno, "any")
             block.guards = (*block.guards, exhausted)
 
     visit_AsyncFor = visit_For
@@ -1007,9 +1012,30 @@ class FileVisitor:
 
 
 def _first_paragraph(doc: str | None) -> str | None:
+    """The first paragraph of prose of a docstring, past mkdocs admonitions (`!!! note
+    "Title"` or `??? abstract` and the indented block under it, `/// details` … `///`),
+    which are asides, not what the thing is."""
     if not doc:
         return None
-    return " ".join(clean_doc(doc).split("\n\n")[0].split()) or None
+    indented = closing = False  # inside an admonition: its indented block, or a `///` one
+    for paragraph in clean_doc(doc).strip("\n").split("\n\n"):
+        lines = paragraph.strip("\n").splitlines()
+        if closing:
+            closing = "///" not in (line.strip() for line in lines)
+            continue
+        if lines and lines[0].startswith(("!!!", "???")):
+            indented = True
+            continue
+        if lines and lines[0].startswith("///"):
+            closing = "///" not in (line.strip() for line in lines[1:])
+            continue
+        if indented and lines and lines[0][:1].isspace():
+            continue
+        indented = False
+        text = " ".join(paragraph.split())
+        if text:
+            return text
+    return None
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
