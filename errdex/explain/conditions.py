@@ -261,9 +261,7 @@ def _comparison_phrase(
     none = value == "None"
     # a container of the library's own (`self._registry`): a fix says what it holds,
     # never to change it
-    hidden = own or any(
-        part.startswith("_") and not part.endswith("__") for part in right.source().split(".")
-    )
+    hidden = own or any(_private(sub) for sub in right.walk())
     clause = compare_phrase(op, right, items or "")
     phrase: dict[CompareOp, tuple[str, str]] = {
         # op: (noun phrase, fix)
@@ -314,6 +312,12 @@ def _comparison_phrase(
     if hidden and op in _OWN_BOUND and not isinstance(right, Constant):
         return clause, noun, _OWN_BOUND[op].format(name=name)
     return clause, noun, fix
+
+
+def _private(node: Expr) -> bool:
+    """A name or attribute of the library's own: `_x`, `a._x` (not a dunder)."""
+    name = node.id if isinstance(node, Name) else node.attr if isinstance(node, Attribute) else ""
+    return name.startswith("_") and not name.endswith("__")
 
 
 # Fixes against a bound the library computes or keeps private: what direction to move,

@@ -28,7 +28,8 @@ def component(analysis: Analysis) -> str:
         if doc:
             doc = doc.rstrip(".")
             first = doc.split(" ", 1)[0]
-            doc = doc[0].lower() + doc[1:] if first[1:].islower() else doc
+            lower = first[1:].islower() or first in ("A", "An")  # not a name: "A base …"
+            doc = doc[0].lower() + doc[1:] if lower else doc
             return f"{name} ({doc})"
         return name
     function = analysis.site.location.function

@@ -145,17 +145,33 @@ def advice(analysis: Analysis, context: Context) -> list[Fix]:
     if message is None:
         return []
     out: list[Fix] = []
-    for sentence in _SENTENCE.split(display(message)):
+    for sentence in _SENTENCE.split(display(message, _constants(analysis))):
         sentence = _LEADING_HOLES.sub("", sentence.strip(" -–—:;,"))
         if len(sentence) < 8:
             continue
         for clause in re.split(r"(?<=;)\s+|\s+[-–—]\s+", sentence):
             clause = clause.strip(" ;:")
             if _INSTRUCTION.match(clause) or _ANYWHERE.search(clause):
-                if len(clause.split()) >= 3:
+                # advice that names the library's private code is for its developers
+                if len(clause.split()) >= 3 and not _PRIVATE_CODE.search(clause):
                     out.append(_linked(clause[0].upper() + clause[1:], context))
                 break
     return out
+
+
+_PRIVATE_CODE = re.compile(r"`[^`]*?(?<![\w{}])_[A-Za-z]\w*[^`]*`")  # `_x`, `a._x()`
+
+
+def _constants(analysis: Analysis) -> tuple[tuple[str, str], ...]:
+    """The module constants the message's holes read, by expression, with their values
+    as the message would print them: a literal string or number."""
+    out: list[tuple[str, str]] = []
+    for item in analysis.site.inputs:
+        if item.kind == "constant":
+            known, value = literal(item.default)
+            if known and isinstance(value, str | int | float) and not isinstance(value, bool):
+                out.append((item.expr, str(value)))
+    return tuple(out)
 
 
 def _linked(text: str, context: Context) -> Fix:
@@ -823,11 +839,8 @@ def _handled_cause(site: ErrorSite, caught: str, call: str | None, line: int) ->
     above exception…", or "…was the direct cause…" for `raise X from e`); `from None`
     hides it, a bare `raise` is that same exception, and pydantic reports a
     `pydantic_core` error raised in a validator as a line of a `ValidationError`."""
-    origin = (
-        f"raised by `{call}`"
-        if call is not None and len(call) <= 80
-        else (f"raised in the `try` block before line {line}")
-    )
+    shown = call is not None and len(call) <= 80 and not _PRIVATE_CODE.search(f"`{call}`")
+    origin = f"raised by `{call}`" if shown else f"raised in the `try` block before line {line}"
     if site.kind == "reraise":
         return f"This is the {caught} {origin}, passed on unchanged: its message says what failed"
     if site.cause == "None":

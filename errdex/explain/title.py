@@ -59,11 +59,18 @@ _NAME_STEP: dict[str, Callable[[Any], Expr | str]] = {
 
 
 @lru_cache(maxsize=8192)
-def display(message: Message) -> str:
-    """The message as a reader sees it, each hole as {name}."""
+def display(message: Message, known: tuple[tuple[str, str], ...] = ()) -> str:
+    """The message as a reader sees it, each hole as {name}, or as its value when `known`
+    has one for the hole's expression (a module constant's literal)."""
+    values = dict(known)
     out: list[str] = []
     for part in message.parts:
-        out.append("{" + hole_name(part.tree) + "}" if isinstance(part, Hole) else part.text)
+        if not isinstance(part, Hole):
+            out.append(part.text)
+        elif part.expr in values and not (part.conversion or part.format_spec):
+            out.append(values[part.expr])
+        else:
+            out.append("{" + hole_name(part.tree) + "}")
     return " ".join("".join(out).split())
 
 

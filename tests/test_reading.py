@@ -1,0 +1,251 @@
+# The code read as Python means it (issue 30): a getattr default, a loop that returns on
+# success, an early return that holds another raise, a case branch, a raise straight in a
+# loop, what a handler caught and where the traceback prints it, a class doc's gist past
+# its admonitions, constants filled into quoted advice, and advice for the library's own
+# developers left out. Each test: a small package in, the prose that should come out,
+# with the negative case beside it.
+from __future__ import annotations
+
+from pathlib import Path
+
+from errdex.model import ErrorSite
+from tests.test_knobs import body, explained
+
+
+def find(sites: dict[str, ErrorSite], text: str) -> ErrorSite:
+    """The site whose message template is `text`."""
+    return next(s for s in sites.values() if s.message is not None and s.message.text == text)
+
+
+def said(site: ErrorSite) -> str:
+    prose = body(site)
+    return prose.what_it_means + "\n" + prose.when_it_happens
+
+
+def test_a_getattr_default_is_the_value_it_reads_not_hasattr(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "m/__init__.py": "",
+            "m/attn.py": """
+                def build(config):
+                    if getattr(config, "is_causal", True):
+                        return "causal"
+                    else:
+                        raise ValueError("only causal attention is supported")
+
+                def lora(config):
+                    if not getattr(config, "no_lora", False):
+                        raise ValueError("this layer takes no LoRA weights")
+
+                def named(config):
+                    if not hasattr(config, "heads"):
+                        raise ValueError("the config names no heads")
+            """,
+        },
+    )
+    causal = said(sites["only causal attention is supported"])
+    assert "`config.is_causal` is present and false" in causal
+    assert "attribute" not in causal
+    lora = said(sites["this layer takes no LoRA weights"])
+    assert "`config.no_lora` is empty or unset" in lora and "attribute" not in lora
+    # a real hasattr is still said as one
+    assert "`config` has no attribute 'heads'" in said(sites["the config names no heads"])
+
+
+def test_a_raise_after_a_loop_that_returns_is_the_loops_condition(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "k/__init__.py": "",
+            "k/sizes.py": """
+                SUPPORTED = (32, 64, 128)
+
+                def pad(num_heads):
+                    for size in SUPPORTED:
+                        if num_heads <= size:
+                            return size
+                    raise ValueError(f"no supported size fits {num_heads} heads")
+
+                def first(items):
+                    for item in items:
+                        return item
+                    raise ValueError("there is no item at all")
+
+                def check(required, actual):
+                    for want, got in zip(required, actual):
+                        raise ValueError(f"{got} does not match {want}")
+
+                def always():
+                    raise RuntimeError("this build has no such backend")
+            """,
+        },
+    )
+    pad = find(sites, "no supported size fits {num_heads} heads")
+    assert [(g.kind, g.test, g.negated) for g in pad.guard] == [
+        ("loop-exhausted", "any(num_heads <= size for size in SUPPORTED)", True)
+    ]
+    text = said(pad)
+    assert "no `size` in `SUPPORTED` satisfies `num_heads <= size`" in text
+    assert "always" not in text and "every time" not in text
+    # a loop that returns its first item: what follows runs when there is none
+    assert "once no `item` in `items` made the loop return" in said(
+        sites["there is no item at all"]
+    )
+    # a raise straight in a loop's body fires on the first item
+    zipped = said(find(sites, "{got} does not match {want}"))
+    assert "`zip(required, actual)` has at least one item (the first raises)" in zipped
+    assert "always" not in zipped
+    # an unconditional raise says so
+    plain = body(sites["this build has no such backend"])
+    assert "always raises `RuntimeError`" in plain.what_it_means
+    assert "every time this code is reached" in plain.when_it_happens
+
+
+def test_an_early_return_that_holds_another_raise_is_a_condition(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "e/__init__.py": "",
+            "e/pick.py": """
+                def pick(fast, strict):
+                    if fast:
+                        if strict:
+                            raise ValueError("fast mode cannot be strict")
+                        return "fast"
+                    raise ValueError("only fast mode is built")
+
+                def size(n):
+                    if n < 0:
+                        raise ValueError("n is negative")
+                    raise ValueError("sizes are not supported yet")
+            """,
+        },
+    )
+    slow = body(sites["only fast mode is built"])
+    assert "when `fast` is empty or unset" in slow.what_it_means
+    assert "if `fast` is empty or unset" in slow.when_it_happens
+    assert "always" not in slow.what_it_means
+    # an `if` whose body is the raise is that raise's check, not the next one's condition
+    later = body(sites["sizes are not supported yet"])
+    assert "`n`" not in later.what_it_means
+
+
+def test_a_handler_names_what_raised_and_where_the_traceback_shows_it(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "p/__init__.py": "",
+            "p/parse.py": """
+                import json
+
+                class ConfigError(Exception):
+                    pass
+
+                def chained(text):
+                    try:
+                        return json.loads(text)
+                    except ValueError as exc:
+                        raise ConfigError("the config is not JSON") from exc
+
+                def hidden(text):
+                    try:
+                        return json.loads(text)
+                    except ValueError:
+                        raise ConfigError("the config could not be read") from None
+
+                def passed_on(text):
+                    try:
+                        return json.loads(text)
+                    except ValueError:
+                        print("bad config")
+                        raise
+            """,
+        },
+    )
+    chained = sites["the config is not JSON"]
+    assert "after catching `ValueError` raised by `json.loads(text)`" in body(chained).what_it_means
+    assert "`ValueError` raised by `json.loads(text)` in the `try` block" in said(chained)
+    solutions = " ".join(body(chained).solutions)
+    assert "printed above this error in the traceback" in solutions
+    assert "below" not in solutions
+    hidden = " ".join(body(sites["the config could not be read"]).solutions)
+    assert "the traceback does not show it (`from None`)" in hidden
+    again = next(s for s in sites.values() if s.kind == "reraise")
+    again_said = " ".join(body(again).solutions)
+    assert "passed on unchanged" in again_said and "printed above" not in again_said
+    assert "passes on `ValueError` raised by `json.loads(text)` unchanged" in said(again)
+
+
+def test_a_pydantic_core_error_in_a_validator_is_reported_in_a_validation_error(
+    tmp_path: Path,
+) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "v/__init__.py": "",
+            "v/checks.py": """
+                from pydantic_core import PydanticCustomError
+
+                def positive(value):
+                    raw = value.strip()
+                    try:
+                        number = float(raw)
+                    except TypeError as exc:
+                        raise PydanticCustomError("number", "not a number") from exc
+                    return number
+            """,
+        },
+    )
+    site = next(iter(sites.values()))
+    solutions = " ".join(body(site).solutions)
+    assert "as a line of a `ValidationError`" in solutions and "printed above" not in solutions
+
+
+def test_a_class_gist_skips_mkdocs_admonitions(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "d/__init__.py": "",
+            "d/model.py": '''
+                class Model:
+                    """!!! abstract "Usage Documentation"
+                        [Models](../concepts/models.md)
+
+                    A base class for creating models.
+                    """
+
+                    def __init__(self, size):
+                        if size < 0:
+                            raise ValueError("size must not be negative")
+            ''',
+        },
+    )
+    meaning = body(sites["size must not be negative"]).what_it_means
+    assert "`Model` (a base class for creating models)" in meaning
+    assert "!!!" not in meaning
+
+
+def test_quoted_advice_fills_constants_and_leaves_out_private_code(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "c/__init__.py": "",
+            "c/setup.py": """
+                SCRIPT_URL = "https://example.org/get-weights.sh"
+
+                def weights(path):
+                    if path is None:
+                        raise FileNotFoundError(f"No weights. Please run {SCRIPT_URL} first.")
+
+                def kind(value):
+                    if not isinstance(value, (int, str)):
+                        raise TypeError(f"Unknown kind. Add a case in `_kind_of()` for it.")
+            """,
+        },
+    )
+    weights = body(find(sites, "No weights. Please run {SCRIPT_URL} first.")).solutions
+    assert "Please run https://example.org/get-weights.sh first." in weights
+    assert not any("{" in s for s in weights)
+    kind = body(sites["Unknown kind. Add a case in `_kind_of()` for it."]).solutions
+    assert not any("_kind_of" in s for s in kind)
