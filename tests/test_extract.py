@@ -621,6 +621,59 @@ def test_first_of_parse_known_args_is_still_the_namespace() -> None:
     assert (port.kind, port.owner) == ("attribute", "argparse.Namespace")
 
 
+def test_enumerate_index_counts_and_item_is_of_the_sequence() -> None:
+    found = locals_of("""
+        def f(xs, ys):
+            for i, x in enumerate(xs):
+                for j, y in enumerate(ys, start=1):
+                    if x > i or y > j:
+                        raise ValueError(f"{i} {x} {j} {y}")
+    """)
+    assert found == {
+        "x": ("an item of xs", ("xs",)),
+        "i": ("an item of range(len(xs))", ("xs",)),
+        "y": ("an item of ys", ("ys",)),
+        "j": ("an item of range(1, len(ys) + 1)", ("ys",)),
+    }
+
+
+def test_zip_gives_each_name_an_item_of_its_argument() -> None:
+    found = locals_of("""
+        def f(names, sizes):
+            for i, (name, size) in enumerate(zip(names, sizes, strict=True)):
+                if size > i:
+                    raise ValueError(f"{name}: {size}")
+    """)
+    assert found["name"] == ("an item of names", ("names",))
+    assert found["size"] == ("an item of sizes", ("sizes",))
+
+
+def test_items_gives_the_key_of_keys_and_the_value_of_values() -> None:
+    found = locals_of("""
+        def f(limits):
+            for key, value in limits.items():
+                if value < 0:
+                    raise ValueError(f"{key} is {value}")
+    """)
+    assert found == {
+        "value": ("an item of limits.values()", ("limits",)),
+        "key": ("an item of limits.keys()", ("limits",)),
+    }
+
+
+def test_unpacking_an_item_of_an_unknown_iterable_keeps_the_whole_iterable() -> None:
+    found = locals_of("""
+        def f(pairs):
+            for low, high in pairs:
+                if low > high:
+                    raise ValueError(f"{low} > {high}")
+    """)
+    assert found == {
+        "low": ("an item of pairs", ("pairs",)),
+        "high": ("an item of pairs", ("pairs",)),
+    }
+
+
 # -- across files ---------------------------------------------------------------------------
 
 

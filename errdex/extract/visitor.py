@@ -59,7 +59,7 @@ from errdex.extract.templates import (
     is_stringish,
 )
 from errdex.extract.trees import tree_of
-from errdex.extract.unpack import unpacked
+from errdex.extract.unpack import looped, unpacked
 from errdex.markup import clip
 from errdex.model import (
     GuardKind,
@@ -1139,12 +1139,11 @@ def _earlier_in(scope: Scope, name: str) -> list[tuple[ast.expr, bool]]:
 
 def _note_assigned(scope: Scope, target: ast.expr, value: ast.expr, *, loop: bool) -> None:
     """Remember, for each name `target` binds, its own part of `value` (`m, n = x.shape`:
-    m is `x.shape[0]`); in a loop, every name is an item of the whole iterable."""
+    m is `x.shape[0]`) or, in a loop, what it is an item of (`for k, v in d.items()`: v
+    of `d.values()`)."""
     if scope.node is None:
         return  # module and class bodies: their names are constants and members
-    parts = list(unpacked(target, value))
-    if loop:  # an item of the iterable: of its shape nothing is known here
-        parts = [(name, value) for name, _ in parts]
+    parts = list(looped(target, value) if loop else unpacked(target, value))
     if len(parts) > 1 and _reads_across(parts):
         # `a, b = b, a`: a's part reads the b from before this statement, but `_local`
         # would follow b to its new part (`a`), round in a circle that never reaches
