@@ -492,6 +492,188 @@ def test_module_constant_input() -> None:
     )
 
 
+# -- locals bound by unpacking: each name its own part of the value -------------------------
+
+
+def locals_of(code: str) -> dict[str, tuple[str | None, tuple[str, ...]]]:
+    """Each local input of the snippet's one site: its shown default and its sources."""
+    site = only(index_snippet(code))
+    return {i.name: (i.default, i.sources) for i in site.inputs if i.kind == "local"}
+
+
+def test_unpacked_attribute_gives_each_name_its_element() -> None:
+    site = only(
+        index_snippet("""
+        def f(input_tensor):
+            m, n = input_tensor.shape
+            if m > 4:
+                raise ValueError(f"{m}")
+    """)
+    )
+    by_name = {i.name: i for i in site.inputs}
+    assert set(by_name) == {"m", "input_tensor"}
+    m = by_name["m"]
+    assert (m.kind, m.default, m.sources) == ("local", "input_tensor.shape[0]", ("input_tensor",))
+    assert m.default_tree is not None and m.default_tree.source() == "input_tensor.shape[0]"
+
+
+def test_unpacked_call_gives_each_name_its_element() -> None:
+    found = locals_of("""
+        def f(match):
+            color, style = match.groups()
+            if color != style:
+                raise ValueError(f"{color} {style}")
+    """)
+    assert found == {
+        "color": ("match.groups()[0]", ("match",)),
+        "style": ("match.groups()[1]", ("match",)),
+    }
+
+
+def test_unpacked_tuple_pairs_element_by_element() -> None:
+    found = locals_of("""
+        def f(x, y):
+            a, b = x, y
+            if b > a:
+                raise ValueError(f"{a} {b}")
+    """)
+    assert found == {"a": ("x", ("x",)), "b": ("y", ("y",))}
+
+
+def test_unpacked_starred_gets_the_slice_and_later_names_count_from_the_end() -> None:
+    found = locals_of("""
+        def f(xs):
+            first, *rest, last = xs
+            if first > last or rest:
+                raise ValueError(f"{first} {rest} {last}")
+    """)
+    assert found == {
+        "first": ("xs[0]", ("xs",)),
+        "rest": ("xs[1:-1]", ("xs",)),
+        "last": ("xs[-1]", ("xs",)),
+    }
+
+
+def test_unpacked_nested_target_recurses() -> None:
+    found = locals_of("""
+        def f(p, q):
+            (a, b), c = p
+            (d, e), g = (q, p), 3
+            if a > c or b > e:
+                raise ValueError(f"{a} {b} {e}")
+    """)
+    assert found == {
+        "a": ("p[0][0]", ("p",)),
+        "c": ("p[1]", ("p",)),
+        "b": ("p[0][1]", ("p",)),
+        "e": ("p", ("p",)),
+    }
+
+
+def test_a_swap_keeps_the_whole_value_so_earlier_values_are_followed() -> None:
+    found = locals_of("""
+        def f(p, q):
+            a, b = p, q
+            a, b = b, a
+            if a > b:
+                raise ValueError(f"{a} {b}")
+    """)
+    # each part alone (a from b, b from a) would lead round in a circle, never to p or q
+    assert found == {"a": ("b, a", ("b", "p")), "b": ("b, a", ("a", "q"))}
+
+
+def test_unpacked_with_target_gives_each_name_its_element() -> None:
+    found = locals_of("""
+        def f(path):
+            with opened(path) as (handle, size):
+                if size > 9:
+                    raise ValueError(f"{size}")
+    """)
+    assert found == {"size": ("opened(path)[1]", ("path",))}
+
+
+def test_single_name_assignment_keeps_the_whole_value() -> None:
+    site = only(
+        index_snippet("""
+        def f(input_tensor):
+            shape = input_tensor.shape
+            if shape[0] > 4:
+                raise ValueError(f"{shape}")
+    """)
+    )
+    (shape,) = (i for i in site.inputs if i.kind == "local")
+    assert (shape.default, shape.sources) == ("input_tensor.shape", ("input_tensor",))
+    assert shape.default_tree is not None and shape.default_tree.source() == "input_tensor.shape"
+
+
+def test_first_of_parse_known_args_is_still_the_namespace() -> None:
+    site = only(
+        index_snippet("""
+        import argparse
+
+        def main():
+            args, rest = argparse.ArgumentParser().parse_known_args()
+            if args.port < 1:
+                raise ValueError(f"{args.port}")
+    """)
+    )
+    port = next(i for i in site.inputs if i.expr == "args.port")
+    assert (port.kind, port.owner) == ("attribute", "argparse.Namespace")
+
+
+def test_enumerate_index_counts_and_item_is_of_the_sequence() -> None:
+    found = locals_of("""
+        def f(xs, ys):
+            for i, x in enumerate(xs):
+                for j, y in enumerate(ys, start=1):
+                    if x > i or y > j:
+                        raise ValueError(f"{i} {x} {j} {y}")
+    """)
+    assert found == {
+        "x": ("an item of xs", ("xs",)),
+        "i": ("an item of range(len(xs))", ("xs",)),
+        "y": ("an item of ys", ("ys",)),
+        "j": ("an item of range(1, len(ys) + 1)", ("ys",)),
+    }
+
+
+def test_zip_gives_each_name_an_item_of_its_argument() -> None:
+    found = locals_of("""
+        def f(names, sizes):
+            for i, (name, size) in enumerate(zip(names, sizes, strict=True)):
+                if size > i:
+                    raise ValueError(f"{name}: {size}")
+    """)
+    assert found["name"] == ("an item of names", ("names",))
+    assert found["size"] == ("an item of sizes", ("sizes",))
+
+
+def test_items_gives_the_key_of_keys_and_the_value_of_values() -> None:
+    found = locals_of("""
+        def f(limits):
+            for key, value in limits.items():
+                if value < 0:
+                    raise ValueError(f"{key} is {value}")
+    """)
+    assert found == {
+        "value": ("an item of limits.values()", ("limits",)),
+        "key": ("an item of limits.keys()", ("limits",)),
+    }
+
+
+def test_unpacking_an_item_of_an_unknown_iterable_keeps_the_whole_iterable() -> None:
+    found = locals_of("""
+        def f(pairs):
+            for low, high in pairs:
+                if low > high:
+                    raise ValueError(f"{low} > {high}")
+    """)
+    assert found == {
+        "low": ("an item of pairs", ("pairs",)),
+        "high": ("an item of pairs", ("pairs",)),
+    }
+
+
 # -- across files ---------------------------------------------------------------------------
 
 

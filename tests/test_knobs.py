@@ -552,6 +552,20 @@ def test_a_computed_variable_points_to_the_input_it_comes_from(tmp_path: Path) -
     )
 
 
+def test_an_unpacked_variable_shows_its_own_element(tmp_path: Path) -> None:
+    code = """
+    def matmul(input_tensor, other):
+        m, n = input_tensor.shape
+        if m > 4:
+            raise ValueError(f"too many rows: {m}")
+    """
+    sites = explained(tmp_path, {"pkg/__init__.py": "", "pkg/mm.py": code})
+    assert body(sites["too many rows: "]).solutions == (
+        "Check the `input_tensor` you pass to `matmul`: what the check reads"
+        " (`input_tensor.shape[0]`) is computed from it",
+    )
+
+
 def test_locals_keep_what_they_are_computed_from() -> None:
     site = only(
         index_snippet("""

@@ -60,6 +60,7 @@ from errdex.extract.templates import (
     is_stringish,
 )
 from errdex.extract.trees import tree_of
+from errdex.extract.unpack import looped, unpacked
 from errdex.markup import clip
 from errdex.model import (
     GuardKind,
@@ -1163,19 +1164,36 @@ def _earlier_in(scope: Scope, name: str) -> list[tuple[ast.expr, bool]]:
 
 
 def _note_assigned(scope: Scope, target: ast.expr, value: ast.expr, *, loop: bool) -> None:
-    """Remember `value` for each name `target` binds (tuples: every name, the whole value)."""
+    """Remember, for each name `target` binds, its own part of `value` (`m, n = x.shape`:
+    m is `x.shape[0]`) or, in a loop, what it is an item of (`for k, v in d.items()`: v
+    of `d.values()`)."""
     if scope.node is None:
         return  # module and class bodies: their names are constants and members
-    if isinstance(target, ast.Name):
-        old = scope.assigned.get(target.id)
+    parts = list(looped(target, value) if loop else unpacked(target, value))
+    if len(parts) > 1 and _reads_across(parts):
+        # `a, b = b, a`: a's part reads the b from before this statement, but `_local`
+        # would follow b to its new part (`a`), round in a circle that never reaches
+        # what a and b held; the whole value reads the names themselves, so their
+        # earlier values are followed, as before unpacking was split
+        parts = [(name, value) for name, _ in parts]
+    for name, part in parts:
+        old = scope.assigned.get(name)
         if old is not None:
-            scope.earlier.setdefault(target.id, []).insert(0, old)
-            del scope.earlier[target.id][3:]
-        scope.assigned[target.id] = (value, loop)
-    elif isinstance(target, ast.Tuple | ast.List):
-        for element in target.elts:
-            inner = element.value if isinstance(element, ast.Starred) else element
-            _note_assigned(scope, inner, value, loop=loop)
+            scope.earlier.setdefault(name, []).insert(0, old)
+            del scope.earlier[name][3:]
+        scope.assigned[name] = (part, loop)
+
+
+def _reads_across(parts: list[tuple[str, ast.expr]]) -> bool:
+    """Whether a name's part reads another name bound with it whose own part does not
+    read that name (`a, b = b, a`, `a, b = b, a + b`); `x, y = y.split()` is fine, as y's
+    part reads y and so leads to y's earlier value."""
+    reads = {name: {ref[1] for ref in names_read(part) if ref[0] == "name"} for name, part in parts}
+    return any(
+        other != name and other in reads and other not in reads[other]
+        for name, read in reads.items()
+        for other in read
+    )
 
 
 def _note_walrus(scope: Scope, test: ast.expr) -> None:
@@ -1195,15 +1213,25 @@ def _simple(node: ast.expr) -> str | None:
 
 _STDLIB = frozenset(sys.stdlib_module_names)
 _PARSE_ARGS = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
+_PARSE_KNOWN = frozenset({"parse_known_args", "parse_known_intermixed_args"})  # (args, rest)
 
 
 def _namespace(scope: Scope, name: str, parameter: Input | None) -> bool:
     """Whether `name` holds parsed command-line arguments: a parameter annotated
-    `Namespace`, or a local assigned from `parser.parse_args()`."""
+    `Namespace`, or a local assigned from `parser.parse_args()` (or the first of
+    `args, rest = parser.parse_known_args()`, which the unpacking made `...[0]`)."""
     if parameter is not None:
         return (parameter.type or "").rsplit(".", 1)[-1] == "Namespace"
     assigned = _assigned_in(scope, name)
-    if assigned is None or assigned[1] or not isinstance(assigned[0], ast.Call):
+    if assigned is None or assigned[1]:
         return False
-    func = assigned[0].func
-    return isinstance(func, ast.Attribute) and func.attr in _PARSE_ARGS
+    value, wanted = assigned[0], _PARSE_ARGS
+    if isinstance(value, ast.Subscript):
+        index = value.slice
+        if not isinstance(index, ast.Constant) or index.value != 0:
+            return False
+        value, wanted = value.value, _PARSE_KNOWN
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    return isinstance(func, ast.Attribute) and func.attr in wanted
