@@ -249,3 +249,31 @@ def test_quoted_advice_fills_constants_and_leaves_out_private_code(tmp_path: Pat
     assert not any("{" in s for s in weights)
     kind = body(sites["Unknown kind. Add a case in `_kind_of()` for it."]).solutions
     assert not any("_kind_of" in s for s in kind)
+
+
+def test_an_abstractmethod_is_reached_only_through_super(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "a/__init__.py": "",
+            "a/base.py": """
+                import abc
+
+                class Store(abc.ABC):
+                    @abc.abstractmethod
+                    def put(self, key):
+                        raise NotImplementedError
+
+                    def get(self, key):
+                        raise NotImplementedError
+            """,
+        },
+    )
+    put = body(sites["Store.put"])
+    assert "only when a subclass's implementation calls it through `super()`" in put.what_it_means
+    assert "does not" not in put.what_it_means
+    assert any("without calling `super().put()`" in s for s in put.solutions)
+    # a plain method that raises is reached through any subclass that leaves it out
+    get = body(sites["Store.get"])
+    assert "super()" not in get.what_it_means
+    assert any("Use a subclass of `Store` that implements `get`" in s for s in get.solutions)

@@ -656,8 +656,8 @@ def abstract_method(analysis: Analysis) -> tuple[str, str, str] | None:
     if owner is None or exc != "NotImplementedError" or analysis.trigger:
         return None
     name = site.location.function.rsplit(".", 1)[-1]
-    if site.location.function != f"{owner.qualname}.{name}":
-        return None
+    if site.location.function != f"{owner.qualname}.{name}" or name in owner.abstract:
+        return None  # under `@abstractmethod` no subclass that lacks it can be made
     return f"{owner.module}.{owner.qualname}", owner.qualname, name
 
 

@@ -34,6 +34,7 @@ class Owner:
     module: str
     doc: str | None
     init_names: tuple[str, ...]  # every parameter of its __init__ by name
+    abstract: tuple[str, ...] = ()  # its methods under `@abstractmethod`
 
 
 class Catalog:
@@ -100,6 +101,7 @@ class Catalog:
             module=info.file.module,
             doc=None if doc is None else first_sentence(doc) or None,
             init_names=fact.init_names,
+            abstract=fact.abstract,
         )
 
 

@@ -89,6 +89,12 @@ def what_it_means(analysis: Analysis) -> str:
         or any(b.endswith("NotImplementedError") for b in site.exception.bases)
     ):
         lead = f"`{function}` is not implemented for this case by {who}"
+        if analysis.owner is not None and function.rsplit(".", 1)[-1] in analysis.owner.abstract:
+            # a subclass that lacks it cannot be made: only `super()` reaches this raise
+            lead = (
+                f"`{function}` is an abstract method of {who}: it raises only when a"
+                " subclass's implementation calls it through `super()`"
+            )
     elif exc in _IMPORT:
         lead = f"{who} needs a module that could not be imported"
     else:

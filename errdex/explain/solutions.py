@@ -1029,6 +1029,16 @@ def _implement(analysis: Analysis) -> list[Fix]:
     owner = analysis.owner.qualname if analysis.owner else None
     if not owner or function != f"{owner}.{name}" or private_name(function):
         return []  # a private hook is the library's to implement, not a user's
+    if analysis.owner is not None and name in analysis.owner.abstract:
+        return [
+            Fix(
+                text=(
+                    f"In your subclass of `{owner}`, implement `{name}` without calling"
+                    f" `super().{name}()`: the base one only raises"
+                ),
+                kind="implement",
+            )
+        ]
     return [
         Fix(
             text=f"Use a subclass of `{owner}` that implements `{name}`, "

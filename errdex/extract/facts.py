@@ -39,6 +39,7 @@ class ClassFact:
     defaults: tuple[tuple[str, Message], ...] = ()  # text an __init__ gives a left-out param
     # what an __init__ that builds no text hands its base's __init__ (see classes.py)
     passes: tuple[ArgFact, ...] | None = None
+    abstract: tuple[str, ...] = ()  # its methods under `@abstractmethod`, by name
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -413,6 +413,7 @@ class FileVisitor:
                 strings=class_strings(node),
                 defaults=init_defaults(node, self.render),
                 passes=class_delegation(node, self.render),
+                abstract=_abstract_methods(node),
             )
         )
         inner = Scope(qualname=qualname, owner_class=qualname, parent=scope)
@@ -1010,6 +1011,16 @@ class FileVisitor:
                 is_method=is_method,
             )
         )
+
+
+def _abstract_methods(node: ast.ClassDef) -> tuple[str, ...]:
+    """The methods a class body defines under `@abstractmethod` (`@abc.abstractmethod`)."""
+    return tuple(
+        stmt.name
+        for stmt in node.body
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(dotted(d).rpartition(".")[2] == "abstractmethod" for d in stmt.decorator_list)
+    )
 
 
 def _first_paragraph(doc: str | None) -> str | None:
