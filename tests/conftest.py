@@ -135,17 +135,26 @@ def _offline_reason(what: str, why: str) -> str:
 
 
 def require_pypi(*specs: str) -> None:
-    """Skip the test when a `pypi:` SOURCE in `specs` is not in TEST_CACHE and PyPI cannot
-    be reached. Only a pinned `pypi:NAME==VERSION` can be answered from the cache."""
-    missing = []
+    """Make sure each pinned `pypi:NAME==VERSION` SOURCE in `specs` is in TEST_CACHE:
+    fetched into it now when it is not and PyPI answers (a test that then points errdex
+    at a dead index still finds it, on a fresh machine too); the test is skipped when
+    PyPI cannot be reached. An unpinned release cannot be answered from the cache."""
+    missing: list[tuple[str, str, str | None]] = []
     for spec in specs:
         if not spec.startswith("pypi:"):
             continue
         name, version = pypi.parse_spec(spec.removeprefix("pypi:"))
         if version is None or pypi.cached(name, version, TEST_CACHE / "downloads") is None:
-            missing.append(spec)
-    if missing and (why := pypi_unreachable()) is not None:
-        pytest.skip(_offline_reason(f"{', '.join(missing)} is not in the test cache", why))
+            missing.append((spec, name, version))
+    if not missing:
+        return
+    if (why := pypi_unreachable()) is not None:
+        shown = ", ".join(spec for spec, _, _ in missing)
+        pytest.skip(_offline_reason(f"{shown} is not in the test cache", why))
+    for _, name, version in missing:
+        if version is not None:
+            (TEST_CACHE / "downloads").mkdir(parents=True, exist_ok=True)
+            pypi.fetch(name, version, TEST_CACHE / "downloads")
 
 
 def _skip_network_error(item: pytest.Item) -> Generator[None, object, object]:
