@@ -36,8 +36,11 @@ def text_of(fragment: str) -> str:
 
 
 def prose(text: str) -> str:
-    """A record's prose as the page shows it: markup rendered, backticks gone."""
-    return " ".join(code_spans(text).replace("`", "").replace("**", "").split())
+    """A record's prose as the page shows it: markup rendered, backticks gone (a `**`
+    inside a code span, as in `f(**kwargs)`, is code, not bold)."""
+    pieces = code_spans(text).split("`")
+    shown = [p if i % 2 else p.replace("**", "") for i, p in enumerate(pieces)]
+    return " ".join("".join(shown).split())
 
 
 def section(page: str, name: str) -> str:
