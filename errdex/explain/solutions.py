@@ -16,7 +16,7 @@ from errdex.explain.access import private_name, private_path
 from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import Clause, literal
 from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
-from errdex.explain.title import display
+from errdex.explain.title import constants, display
 from errdex.expr import (
     Attribute,
     BoolOp,
@@ -145,7 +145,7 @@ def advice(analysis: Analysis, context: Context) -> list[Fix]:
     if message is None:
         return []
     out: list[Fix] = []
-    for sentence in _SENTENCE.split(display(message, _constants(analysis))):
+    for sentence in _SENTENCE.split(display(message, constants(analysis.site))):
         sentence = _LEADING_HOLES.sub("", sentence.strip(" -–—:;,"))
         if len(sentence) < 8:
             continue
@@ -160,18 +160,6 @@ def advice(analysis: Analysis, context: Context) -> list[Fix]:
 
 
 _PRIVATE_CODE = re.compile(r"`[^`]*?(?<![\w{}])_[A-Za-z]\w*[^`]*`")  # `_x`, `a._x()`
-
-
-def _constants(analysis: Analysis) -> tuple[tuple[str, str], ...]:
-    """The module constants the message's holes read, by expression, with their values
-    as the message would print them: a literal string or number."""
-    out: list[tuple[str, str]] = []
-    for item in analysis.site.inputs:
-        if item.kind == "constant":
-            known, value = literal(item.default)
-            if known and isinstance(value, str | int | float) and not isinstance(value, bool):
-                out.append((item.expr, str(value)))
-    return tuple(out)
 
 
 def _linked(text: str, context: Context) -> Fix:

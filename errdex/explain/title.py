@@ -2,6 +2,7 @@
 # unique within a package so that a list of errors tells them apart.
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -74,6 +75,21 @@ def display(message: Message, known: tuple[tuple[str, str], ...] = ()) -> str:
     return " ".join("".join(out).split())
 
 
+def constants(site: ErrorSite) -> tuple[tuple[str, str], ...]:
+    """The module constants a site reads, by expression, with their values as a message
+    would print them: a literal string or number (for `display`)."""
+    out: list[tuple[str, str]] = []
+    for item in site.inputs:
+        if item.kind == "constant" and item.default is not None:
+            try:
+                value = ast.literal_eval(item.default)  # a literal only: never run
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                out.append((item.expr, str(value)))
+    return tuple(out)
+
+
 def _trim(text: str) -> str:
     """Drop holes and punctuation dangling at either end: "x: {v}" -> "x"."""
     previous = None
@@ -116,7 +132,7 @@ def base_title(site: ErrorSite, guard_text: str | None) -> str:
     """The title from the message alone, before titles are compared across a package."""
     exc = site.exception.name.rsplit(".", 1)[-1]
     if site.message is not None and site.message.literal_text.strip():
-        title = clause(display(site.message))
+        title = clause(display(site.message, constants(site)))
         if title and len(title.strip("{}…. ")) > 1:
             return title
     if site.kind == "assert" and guard_text:
@@ -141,7 +157,7 @@ def unique_titles(sites: Sequence[ErrorSite], titles: Sequence[str]) -> list[str
             for i in members:
                 site = sites[i]
                 if len(messages) > 1 and site.message is not None and _ == 0:
-                    longer = clause(display(site.message), limit=140)
+                    longer = clause(display(site.message, constants(site)), limit=140)
                     if longer != title:
                         out[i] = longer
                         changed = True
