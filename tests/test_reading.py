@@ -277,3 +277,22 @@ def test_an_abstractmethod_is_reached_only_through_super(tmp_path: Path) -> None
     get = body(sites["Store.get"])
     assert "super()" not in get.what_it_means
     assert any("Use a subclass of `Store` that implements `get`" in s for s in get.solutions)
+
+
+def test_a_private_marker_is_never_named_in_a_fix(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "f/__init__.py": "",
+            "f/fields.py": """
+                _MISSING = object()
+
+                def required(name, value=_MISSING):
+                    if value is _MISSING:
+                        raise TypeError(f"Field {name!r} is required but missing.")
+            """,
+        },
+    )
+    fixes = body(next(iter(sites.values()))).solutions
+    assert any(s.startswith("Give `value` a value") for s in fixes)
+    assert not any("`_MISSING`" in s for s in fixes)  # its default is said, not as a fix

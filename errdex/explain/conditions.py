@@ -329,6 +329,9 @@ _OWN_BOUND: dict[CompareOp, str] = {
     ">=": "Set {name} lower: the check wants it below a limit the library computes",
     "==": "Set {name} to another value: the one the library computes is refused",
     "!=": "Set {name} to the value the library computes for it",
+    # `value is _MISSING`: a marker of the library's own stands for "not given"
+    "is": "Give {name} a value: the check refuses the library's own placeholder for it",
+    "is not": "Leave {name} out: the check wants the library's own placeholder there",
 }
 
 _APPLY: dict[CompareOp, Callable[[Any, Any], bool]] = {

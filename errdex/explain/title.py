@@ -2,13 +2,13 @@
 # unique within a package so that a list of errors tells them apart.
 from __future__ import annotations
 
-import ast
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from errdex.explain.conditions import literal
 from errdex.expr import Attribute, Call, Expr, Name
 from errdex.model import ErrorSite, Hole, Message
 
@@ -80,12 +80,9 @@ def constants(site: ErrorSite) -> tuple[tuple[str, str], ...]:
     would print them: a literal string or number (for `display`)."""
     out: list[tuple[str, str]] = []
     for item in site.inputs:
-        if item.kind == "constant" and item.default is not None:
-            try:
-                value = ast.literal_eval(item.default)  # a literal only: never run
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                continue
-            if isinstance(value, str | int | float) and not isinstance(value, bool):
+        if item.kind == "constant":
+            known, value = literal(item.default)  # a literal only: never run
+            if known and isinstance(value, str | int | float) and not isinstance(value, bool):
                 out.append((item.expr, str(value)))
     return tuple(out)
 
