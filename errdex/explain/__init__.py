@@ -360,7 +360,7 @@ def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
     context = Context(
         knobs=knobs,
         package=world.package,
-        requires=cast("tuple[tuple[str, str], ...]", log.whole("requires")),
+        requires=cast("tuple[tuple[str, str, str], ...]", log.whole("requires")),
         dests=cast("dict[str, list[str]]", log.mapping("dest")),
         handoff=log.function("handoff") if module else None,
         qualify=log.function("qualify") if given.own.listed else None,

@@ -88,7 +88,7 @@ class Context:
 
     knobs: KnobIndex
     package: str = ""
-    requires: tuple[tuple[str, str], ...] = ()
+    requires: tuple[tuple[str, str, str], ...] = ()  # (distribution, extra, versions)
     handoff: Handoff | None = None
     dests: dict[str, list[str]] = field(default_factory=dict)  # dest -> flags
     # the qualified name a name of the site's file refers to (imports followed)
@@ -951,8 +951,8 @@ def _install(module: str, context: Context) -> Fix:
     distribution, else the distribution the package requires, else the module's own."""
     top = module.split(".")[0]
     wanted = {_normal(top), _normal(_DISTRIBUTIONS.get(module, _DISTRIBUTIONS.get(top, top)))}
-    extras = [e for name, e in context.requires if _normal(name) in wanted and e]
-    base = [name for name, e in context.requires if _normal(name) in wanted and not e]
+    extras = [e for name, e, _ in context.requires if _normal(name) in wanted and e]
+    base = [name for name, e, _ in context.requires if _normal(name) in wanted and not e]
     if extras:
         extra = sorted(extras, key=len)[0]
         command = f"pip install '{context.package}[{extra}]'"
