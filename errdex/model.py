@@ -289,9 +289,10 @@ class Snapshot:
     commit: str | None = None
     date: str | None = None  # ISO 8601 date of the release or commit
     code_paths: tuple[str, ...] = ()  # package dirs/modules, relative to root
-    # what the package's metadata requires: (distribution, extra), extra "" for the
-    # requirements every install has; read as text, never by running setup.py
-    requires: tuple[tuple[str, str], ...] = ()
+    # what the package's metadata requires: (distribution, extra, version specifier),
+    # extra "" for the requirements every install has, specifier "" for any version;
+    # read as text, never by running setup.py
+    requires: tuple[tuple[str, str, str], ...] = ()
     # what the tree is when it is not the release's source, for the user to read: the
     # platform wheel whose Python files stand in for a project that publishes no sdist
     note: str | None = None

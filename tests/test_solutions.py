@@ -4,7 +4,8 @@
 # handler that chains what it caught, an abstract method every subclass implements, a
 # check whose "or" reads only the library's own values, a message that calls itself
 # internal, examples only for controls set by presence, a private handler left unnamed,
-# and Sphinx markup of a class doc said as plain backticks.
+# Sphinx markup of a class doc said as plain backticks, and an import error explained
+# as a missing dependency only where the check is an import.
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from errdex.explain.solutions import reads
-from errdex.model import ErrorSite, Input
+from errdex.model import ErrorSite, Fix, Input
 from tests.test_knobs import body, explained, fixes
 
 
@@ -510,6 +511,253 @@ def test_a_check_that_refuses_a_text_stream_asks_for_a_binary_file(tmp_path: Pat
     # `not isinstance(...)` of another class: no text stream is what it refuses
     buffered = body(sites["uploads must be buffered."]).solutions
     assert not any("binary mode" in s for s in buffered)
+
+
+# -- import checks: only a check that IS an import is a missing dependency ----------------
+
+IMPORTS_PYPROJECT = """
+    [project]
+    name = "pkg"
+    version = "1.0"
+    dependencies = ["flash-attn>=2.1"]
+    [project.optional-dependencies]
+    yaml = ["pyyaml>=6"]
+    gpu = ["triton"]
+"""
+
+
+def dependency_fixes(site: ErrorSite) -> list[str]:
+    return [f.text for f in fixes(site) if f.kind == "dependency"]
+
+
+def test_an_import_a_try_block_makes_names_the_extra_the_distribution_and_its_version(
+    tmp_path: Path,
+) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pyproject.toml": IMPORTS_PYPROJECT,
+            "pkg/__init__.py": "",
+            "pkg/settings.py": """
+                def load(path):
+                    try:
+                        import yaml
+                    except ImportError:
+                        raise ImportError("reading settings needs YAML") from None
+                    return yaml.safe_load(path)
+            """,
+        },
+    )
+    site = sites["reading settings needs YAML"]
+    assert fixes(site)[0] == Fix(
+        text=(
+            "Install `pyyaml`, which provides `yaml`, with `pip install 'pkg[yaml]'` (the"
+            " `yaml` extra of pkg requires `pyyaml>=6`)"
+        ),
+        kind="dependency",
+        knobs=("pkg[yaml]",),
+    )
+    assert body(site).what_it_means.startswith(
+        "`load()` in `pkg.settings` needs `yaml`, which could not be imported"
+    )
+
+
+def test_an_import_error_a_plain_check_raises_is_explained_from_its_condition(
+    tmp_path: Path,
+) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pyproject.toml": IMPORTS_PYPROJECT,
+            "pkg/__init__.py": "",
+            "pkg/loading.py": """
+                import importlib
+                import sys
+
+
+                def import_string(dotted_path):
+                    if "." not in dotted_path:
+                        raise ImportError(f"{dotted_path!r} doesn't look like a module path")
+                    module, _, name = dotted_path.rpartition(".")
+                    return getattr(importlib.import_module(module), name)
+
+
+                def console():
+                    if sys.platform != "win32":
+                        raise ImportError("the Windows console is only on Windows")
+
+
+                def plugin(path):
+                    try:
+                        return import_string(path)
+                    except ImportError as exc:
+                        raise ValueError("not a plugin") from exc
+            """,
+        },
+    )
+    malformed = sites[" doesn't look like a module path"]
+    assert body(malformed).what_it_means == (
+        "`import_string()` in `pkg.loading` rejects a `dotted_path` without '.'."
+    )
+    assert body(malformed).solutions[0].startswith("Use a `dotted_path` that contains '.'")
+    platform = sites["the Windows console is only on Windows"]
+    assert "`sys.platform` is not 'win32'" in body(platform).what_it_means
+    # what a call that is no import raises (`import_string` refusing a path) is that
+    # call's check, not a module to install
+    for site in (malformed, platform, sites["not a plugin"]):
+        assert not any("install" in s.lower() for s in body(site).solutions)
+        assert not any("dependency" in s for s in body(site).common_situations)
+        assert "could not be imported" not in body(site).what_it_means
+
+
+def test_a_module_a_condition_looks_up_is_installed_at_the_version_required(
+    tmp_path: Path,
+) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pyproject.toml": IMPORTS_PYPROJECT,
+            "pkg/__init__.py": "",
+            "pkg/attention.py": """
+                import importlib.util
+
+
+                def flash(head_size):
+                    if importlib.util.find_spec("flash_attn") is None:
+                        raise ImportError("the flash backend is not available")
+                    if head_size != 128:
+                        raise ValueError("the flash backend takes heads of 128 only")
+
+
+                def other():
+                    if importlib.util.find_spec("xformers") is None:
+                        raise ImportError("xformers 0.0.28 or later is needed")
+            """,
+        },
+    )
+    flash = sites["the flash backend is not available"]
+    assert dependency_fixes(flash) == [
+        "Install `flash-attn` (`pip install 'flash-attn>=2.1'`), which pkg requires"
+    ]
+    assert "needs `flash_attn`, which is not installed" in body(flash).what_it_means
+    assert "The optional package `flash_attn` is not installed" in body(flash).common_situations
+    other = sites["xformers 0.0.28 or later is needed"]
+    assert dependency_fixes(other) == [
+        "Install the package that provides the `xformers` module (the message asks for"
+        " version `>=0.0.28`)"
+    ]
+    # past the lookup the module is there: what comes after is no missing dependency
+    heads = sites["the flash backend takes heads of 128 only"]
+    assert dependency_fixes(heads) == []
+    assert "flash_attn" not in body(heads).what_it_means
+
+
+def test_a_has_call_is_a_dependency_check_only_of_a_distribution_the_package_requires(
+    tmp_path: Path,
+) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pyproject.toml": IMPORTS_PYPROJECT,
+            "pkg/__init__.py": "",
+            "pkg/kernels.py": """
+                def fuse(layer):
+                    if not has_bias(layer):
+                        raise ValueError("the layer has no bias to fuse")
+
+
+                def check(platform):
+                    if not platform.has_device_capability(80):
+                        raise ValueError("bfloat16 needs compute capability 8.0")
+                    if not has_magic():
+                        raise RuntimeError("no magic")
+
+
+                def compile_kernels():
+                    if not has_triton():
+                        raise ImportError("compiling kernels needs triton")
+
+
+                def fallback():
+                    if has_triton():
+                        raise ValueError("the fallback is for machines without triton")
+            """,
+        },
+    )
+    for text in (
+        "the layer has no bias to fuse",
+        "bfloat16 needs compute capability 8.0",
+        "no magic",  # `magic` is no distribution pkg requires
+        "the fallback is for machines without triton",  # it holds with triton there
+    ):
+        site = sites[text]
+        assert dependency_fixes(site) == [], text
+        assert not any("dependency" in s for s in body(site).common_situations), text
+        assert "needs `" not in body(site).what_it_means, text
+    assert body(sites["the layer has no bias to fuse"]).what_it_means == (
+        "`fuse()` in `pkg.kernels` refuses to go on when `has_bias(layer)` returns false."
+    )
+    triton = sites["compiling kernels needs triton"]
+    assert dependency_fixes(triton) == [
+        "Install `triton` with `pip install 'pkg[gpu]'` (the `gpu` extra of pkg requires it)"
+    ]
+    assert body(triton).what_it_means == (
+        "`compile_kernels()` in `pkg.kernels` needs `triton`, which is not installed."
+    )
+    assert (
+        "An optional dependency is missing: `has_triton()` returns false"
+        in body(triton).common_situations
+    )
+
+
+def test_a_module_named_at_run_time_or_by_the_message(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/plugins.py": """
+                import importlib
+
+                _LOADER = "fancy.loader"
+
+
+                def load_fancy():
+                    try:
+                        return importlib.import_module(_LOADER)
+                    except ModuleNotFoundError:
+                        raise RuntimeError("no fancy loader") from None
+
+
+                def load_plugin(module_path):
+                    try:
+                        return importlib.import_module(module_path)
+                    except ImportError as exc:
+                        raise ImportError(f"cannot import {module_path}") from exc
+
+
+                def dequantize(x):
+                    try:
+                        from quark.torch.kernel import mx
+                    except ImportError as err:
+                        raise ImportError("The package `amd-quark` is required for MX") from err
+                    return mx(x)
+            """,
+        },
+    )
+    given = sites["cannot import "]
+    assert dependency_fixes(given) == [
+        "Check the module that `module_path` names: it could not be imported (misspelled,"
+        " or not installed)"
+    ]
+    assert "needs the module that `module_path` names" in body(given).what_it_means
+    # a constant of the library that holds the name is as good as the name
+    fancy = sites["no fancy loader"]
+    assert dependency_fixes(fancy) == ["Install the package that provides the `fancy` module"]
+    assert "needs `fancy.loader`, which could not be imported" in body(fancy).what_it_means
+    quark = sites["The package `amd-quark` is required for MX"]
+    assert dependency_fixes(quark) == [
+        "Install `amd-quark` (`pip install amd-quark`), which provides `quark.torch.kernel`"
+    ]
 
 
 # `reads` finds a name by hand (str.find and a look at the characters beside it) where it

@@ -105,6 +105,37 @@ def test_src_layout_keeps_src_prefix(tmp_path: Path) -> None:
     assert snap.repo_url == "https://github.com/huggingface/transformers"
 
 
+def test_requirements_keep_their_extra_and_versions(tmp_path: Path) -> None:
+    pyproject = write(
+        tmp_path / "web",
+        {
+            "pyproject.toml": '[project]\nname = "web"\nversion = "1"\n'
+            'dependencies = ["idna", "Foo_Bar[fast] >= 1.2, <2 ; python_version < \'4\'"]\n'
+            '[project.optional-dependencies]\nyaml = ["PyYAML>=6"]\n'
+            'http2 = ["h2 @ https://example.org/h2.whl"]\n',
+            "web/__init__.py": "",
+        },
+    )
+    assert resolve(str(pyproject), cache_dir=tmp_path / "cache").requires == (
+        ("idna", "", ""),
+        ("foo-bar", "", ">=1.2,<2"),
+        ("pyyaml", "yaml", ">=6"),
+        ("h2", "http2", ""),
+    )
+    pkg_info = write(
+        tmp_path / "old",
+        {
+            "PKG-INFO": "Metadata-Version: 1.2\nName: old\nVersion: 1\n"
+            'Requires-Dist: six (>=1.10)\nRequires-Dist: h2<5,>=3; extra == "http2"\n',
+            "old/__init__.py": "",
+        },
+    )
+    assert resolve(str(pkg_info), cache_dir=tmp_path / "cache").requires == (
+        ("six", "", ">=1.10"),
+        ("h2", "http2", "<5,>=3"),
+    )
+
+
 def test_layout_single_module_and_namespace_package(tmp_path: Path) -> None:
     six = write(tmp_path / "six", {"six.py": "", "setup.py": "", "test_six.py": ""})
     assert code_paths(six, "six") == ("six.py",)

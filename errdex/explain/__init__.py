@@ -14,6 +14,7 @@ from errdex.explain.access import exposed, private_name, reexported, with_access
 from errdex.explain.analysis import Analysis, analyse
 from errdex.explain.callgraph import CallGraph
 from errdex.explain.catalog import Catalog, Owner
+from errdex.explain.imports import needs
 from errdex.explain.knobs import KnobIndex, Selection, with_knobs
 from errdex.explain.meaning import what_it_means
 from errdex.explain.parallel import beside, over_workers
@@ -360,7 +361,7 @@ def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
     context = Context(
         knobs=knobs,
         package=world.package,
-        requires=cast("tuple[tuple[str, str], ...]", log.whole("requires")),
+        requires=cast("tuple[tuple[str, str, str], ...]", log.whole("requires")),
         dests=cast("dict[str, list[str]]", log.mapping("dest")),
         handoff=log.function("handoff") if module else None,
         qualify=log.function("qualify") if given.own.listed else None,
@@ -371,11 +372,12 @@ def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
     )
     fixes = solutions(analysis, context)
     asked = abstract_method(analysis)
+    needed = needs(analysis, context.requires, context.qualify)
     return Prose(
         fixes=tuple(fixes),
-        what_it_means=what_it_means(analysis),
+        what_it_means=what_it_means(analysis, needed),
         when_it_happens=when_it_happens(analysis, paths, shorten),
-        common_situations=tuple(common_situations(analysis)),
+        common_situations=tuple(common_situations(analysis, needed)),
         invariant=internal_invariant(analysis, fixes),
         # a caller's fix added later (explain, _caught_by_callers) is of kind "input";
         # internal_invariant reads the kinds of the fixes alone

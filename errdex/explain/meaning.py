@@ -7,6 +7,7 @@ import re
 
 from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import join_and
+from errdex.explain.imports import Needed
 from errdex.extract.files import module_name
 
 # Sphinx roles (":class:`Option`", ":exc:`Error <mod.Error>`") and reST literals
@@ -16,7 +17,6 @@ _LITERAL = re.compile(r"``([^`]+)``")
 _LINK = re.compile(r"<?https?://")
 
 _NOT_IMPLEMENTED = ("NotImplementedError",)
-_IMPORT = ("ImportError", "ModuleNotFoundError")
 
 
 def component(analysis: Analysis) -> str:
@@ -64,8 +64,9 @@ def _role_name(found: re.Match[str]) -> str:
     return f"`{name.rsplit('.', 1)[-1] if found.group(1) else name}`{plural}"
 
 
-def what_it_means(analysis: Analysis) -> str:
-    """One or two sentences: who rejects what, and when."""
+def what_it_means(analysis: Analysis, needed: Needed | None = None) -> str:
+    """One or two sentences: who rejects what, and when; for a site behind an import
+    check (`needed`, see explain/imports.py), what it needs."""
     site = analysis.site
     exc = site.exception.name.rsplit(".", 1)[-1]
     who = component(analysis)
@@ -95,8 +96,8 @@ def what_it_means(analysis: Analysis) -> str:
                 f"`{function}` is an abstract method of {who}: it raises only when a"
                 " subclass's implementation calls it through `super()`"
             )
-    elif exc in _IMPORT:
-        lead = f"{who} needs a module that could not be imported"
+    elif needed is not None:
+        lead = _needs(who, needed, analysis)
     else:
         primary = analysis.primary
         others = [c for c in analysis.trigger if c is not primary]
@@ -125,3 +126,21 @@ def caught(analysis: Analysis) -> str:
         f"`{types}` raised by `{raiser}`" if raiser else f"`{types}`"
         for types, raiser in analysis.catches()
     )
+
+
+def _needs(who: str, needed: Needed, analysis: Analysis) -> str:
+    """ "`load()` in `pkg.io` needs `yaml`, which could not be imported", with the
+    conditions besides the lookup that the site fires under."""
+    named = [f"`{m}`" for m in (*needed.modules, *needed.own)]
+    named += [f"the module that `{g}` names" for g in needed.given]
+    if named:
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        lead = f"{who} needs {listed}, which {needed.failure(many=len(named) > 1)}"
+    else:
+        lead = f"{who} needs a module that {needed.failure()}"
+    others = [
+        c
+        for c in analysis.trigger
+        if not any(c.call == name or f"{name}(" in c.text for name in needed.lookups)
+    ]
+    return lead + (", when " + join_and(others) if others else "")

@@ -6,15 +6,17 @@ from __future__ import annotations
 import re
 
 from errdex.explain.analysis import Analysis
+from errdex.explain.imports import Needed
 from errdex.expr import Call, Constant, Expr
 
 # what a called function's name says it checks (names from the tree, not prose)
 _VERSION = re.compile(r"version|newer|older|_at_least|_ge\b|_lt\b", re.I)
-_AVAILABLE = re.compile(r"^(has_|is_\w*(available|installed))|_available$|find_spec")
 
 
-def common_situations(analysis: Analysis) -> list[str]:
-    """Situations derived from the guard facts; empty when nothing specific is known."""
+def common_situations(analysis: Analysis, needed: Needed | None = None) -> list[str]:
+    """Situations derived from the guard facts; empty when nothing specific is known. A
+    dependency is missing only behind an import check (`needed`, explain/imports.py)."""
+    lookups = () if needed is None else needed.lookups
     out: list[str] = []
     clauses = analysis.trigger + analysis.reached_if
     with_default = [
@@ -54,7 +56,7 @@ def common_situations(analysis: Analysis) -> list[str]:
                 else f"a platform other than {clause.platform}"
             )
             out.append(f"Running on {where}")
-        elif clause.call and _AVAILABLE.search(clause.call):
+        elif clause.call and clause.call in lookups:
             out.append(f"An optional dependency is missing: {clause.text}")
         elif clause.call and _VERSION.search(clause.call):
             out.append(f"A different version of a dependency is installed: {clause.text}")
@@ -69,9 +71,8 @@ def common_situations(analysis: Analysis) -> list[str]:
             out.append(f"The environment variable `{clause.env}` is set so that {clause.text}")
         elif clause.env is not None:
             out.append(f"An environment variable is set so that {clause.text}")
-    for handled in analysis.handled:
-        if "ImportError" in handled or "ModuleNotFoundError" in handled:
-            out.append("An optional dependency is not installed (the import fails)")
+    if needed is not None and needed.imported:
+        out.append("An optional dependency is not installed (the import fails)")
     for guard in analysis.site.guard:
         for package in _found_specs(guard.tree):
             out.append(f"The optional package `{package}` is not installed")

@@ -9,12 +9,22 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from errdex.explain.access import private_name, private_path
 from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import Clause, literal
+from errdex.explain.imports import (
+    DISTRIBUTIONS,
+    Needed,
+    Requirement,
+    named_in,
+    needs,
+    normal,
+    requirement,
+    stated_version,
+)
 from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
 from errdex.explain.title import constants, display
 from errdex.expr import (
@@ -52,30 +62,6 @@ _ANYWHERE = re.compile(
 )
 _TOKEN = re.compile(r"`([^`]+)`|(?<![\w-])(--[a-z][\w-]*|[A-Z][A-Z0-9_]{3,}|[a-z]\w*_\w+)")
 _EXC_IMPORT = ("ImportError", "ModuleNotFoundError")
-_IMPORTERS = ("import_module", "find_spec", "__import__")
-# Import names that differ from the distribution that provides them (well known ones).
-_DISTRIBUTIONS = {
-    "yaml": "PyYAML",
-    "PIL": "Pillow",
-    "cv2": "opencv-python",
-    "sklearn": "scikit-learn",
-    "skimage": "scikit-image",
-    "bs4": "beautifulsoup4",
-    "attr": "attrs",
-    "dateutil": "python-dateutil",
-    "dotenv": "python-dotenv",
-    "jwt": "PyJWT",
-    "zmq": "pyzmq",
-    "serial": "pyserial",
-    "OpenSSL": "pyOpenSSL",
-    "Crypto": "pycryptodome",
-    "git": "GitPython",
-    "fitz": "PyMuPDF",
-    "google.protobuf": "protobuf",
-    "magic": "python-magic",
-    "docx": "python-docx",
-}
-
 # A private function's parameters to where they come from: the public caller's name and
 # its parameters that reach them, or the fields (as inputs, with their knobs) of the
 # object whose method passes them; None when the library computes them.
@@ -88,7 +74,7 @@ class Context:
 
     knobs: KnobIndex
     package: str = ""
-    requires: tuple[tuple[str, str], ...] = ()
+    requires: Iterable[Requirement] = ()  # read only by the few sites that need it
     handoff: Handoff | None = None
     dests: dict[str, list[str]] = field(default_factory=dict)  # dest -> flags
     # the qualified name a name of the site's file refers to (imports followed)
@@ -110,8 +96,9 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
     out: list[Fix] = list(advice(analysis, context))
     out += _signal(analysis, context) + _on_purpose(analysis) + _syntax(analysis)
     out += _text_mode(analysis, context)
-    if _importing(analysis):  # a missing module: what to install comes before the rest
-        out += _dependencies(analysis, context, advised=bool(out))
+    needed = needs(analysis, context.requires, context.qualify)
+    if needed is not None:  # a missing module: what to install comes before the rest
+        out += _dependencies(analysis, needed, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
     if out:  # the message says what to do: a pointer to a caller only adds noise, and
         # a fix through a knob it names says it again
@@ -124,8 +111,8 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
         out += _used_up(analysis, context)
     if not any(f.kind in ("input", "caller") for f in out):
         out += _causes(analysis, context)
-    if not _importing(analysis):
-        out += _dependencies(analysis, context, advised=any(f.kind == "message" for f in out))
+    if needed is None:
+        out += _missing_attributes(analysis)
     out += _implement(analysis)
     if not out:
         out += _public_inputs(analysis)
@@ -871,52 +858,46 @@ def _word(char: str) -> bool:
 # -- dependencies and abstract methods ----------------------------------------------------
 
 
-def _importing(analysis: Analysis) -> bool:
-    exc = analysis.site.exception.name.rsplit(".", 1)[-1]
-    return exc in _EXC_IMPORT or any(e in h for h in analysis.handled for e in _EXC_IMPORT)
-
-
-def _dependencies(analysis: Analysis, context: Context, *, advised: bool) -> list[Fix]:
+def _dependencies(
+    analysis: Analysis, needed: Needed, context: Context, *, advised: bool
+) -> list[Fix]:
+    """What to install for an import check (see explain/imports.py): each module it
+    needs, by the distribution that provides it; for a module of the package itself or
+    one named at run time, what to look at; a general word only when the code does not
+    name the module."""
     site = analysis.site
-    out: list[Fix] = []
-    for clause in analysis.trigger + analysis.reached_if:
-        if (
-            clause.call
-            and clause.call.startswith(("has_", "is_"))
-            and "available" in (clause.call + clause.text)
-        ):
-            out.append(Fix(text=f"Install what `{clause.call}()` looks for", kind="dependency"))
-    importing = _importing(analysis)
-    modules = _imported(analysis) if importing else []
-    for guard in site.guard:
-        for module in _imported_by_call(guard.tree):
-            if module not in modules:
-                modules.append(module)
     message = site.message.literal_text if site.message is not None else ""
-    out += _missing_attributes(analysis)
-    for module in modules:
-        fix = _install(module, context)
+    out = _missing_attributes(analysis)
+    for module in needed.modules:
+        fix = _install(module, context, message)
         if advised and "pip install" in message and fix.knobs == ():
             continue  # the message already says how
         if not (advised and fix.knobs and all(k in message for k in fix.knobs)):
             out.append(fix)
-    if importing and not out and not advised:
-        out.append(
-            Fix(text="Install the optional dependency this feature imports", kind="dependency")
+    if out or advised:
+        return out
+    package = context.package
+    for module in needed.own:
+        text = (
+            f"Install the optional dependency that `{module}` imports, or reinstall {package}"
+            f" if `{module}` itself is missing (a part of it this build lacks)"
+            if needed.imported
+            else f"Install {package} itself (`pip install -e .` in a source tree): the check"
+            f" finds no installed `{module}`"
         )
+        out.append(Fix(text=text, kind="dependency"))
+    for expr in needed.given:
+        named = "the module it imports" if private_name(expr) else f"the module that `{expr}` names"
+        out.append(
+            Fix(
+                text=f"Check {named}: it could not be imported (misspelled, or not installed)",
+                kind="dependency",
+            )
+        )
+    if not out:
+        what = "this check looks for" if needed.lookups else "this feature imports"
+        out.append(Fix(text=f"Install the optional dependency {what}", kind="dependency"))
     return out
-
-
-def _imported_by_call(tree: Expr | None) -> list[str]:
-    """The modules a condition imports by name: `find_spec("flash_attn") is None`,
-    `importlib.import_module("x")`, read from its tree."""
-    found: list[str] = []
-    for node in () if tree is None else tree.walk():
-        if isinstance(node, Call) and node.name in _IMPORTERS and node.args:
-            first = node.args[0]
-            if isinstance(first, Constant) and isinstance(first.value, str):
-                found.append(first.value)
-    return found
 
 
 def _missing_attributes(analysis: Analysis) -> list[Fix]:
@@ -955,51 +936,46 @@ def _missing_attributes(analysis: Analysis) -> list[Fix]:
     return out
 
 
-def _imported(analysis: Analysis) -> list[str]:
-    """The modules the `try` blocks around the site import: the first that each one's
-    statement names (`import x`, `from x import y`, `import_module("x")`). A module of
-    the package itself, imported relative to it (`from .x import y`), is none: no
-    distribution provides it."""
-    out: list[str] = []
-    for guard in analysis.site.guard:
-        if guard.kind == "except":
-            found = guard.imports or _imported_by_call(guard.raised_by_tree)
-            if found and not found[0].startswith(".") and found[0] not in out:
-                out.append(found[0])
-    return out
-
-
-def _install(module: str, context: Context) -> Fix:
+def _install(module: str, context: Context, message: str) -> Fix:
     """How to install `module`: through the package's own extra when one requires its
-    distribution, else the distribution the package requires, else the module's own."""
+    distribution, else the distribution the package requires, else the one known to
+    provide it or the one the message names; at the versions the requirement states,
+    else the message."""
     top = module.split(".")[0]
-    wanted = {_normal(top), _normal(_DISTRIBUTIONS.get(module, _DISTRIBUTIONS.get(top, top)))}
-    extras = [e for name, e in context.requires if _normal(name) in wanted and e]
-    base = [name for name, e in context.requires if _normal(name) in wanted and not e]
-    if extras:
-        extra = sorted(extras, key=len)[0]
-        command = f"pip install '{context.package}[{extra}]'"
+    found = requirement(module, context.requires)
+    known = DISTRIBUTIONS.get(module, DISTRIBUTIONS.get(top)) or named_in(message, module)
+    distribution, extra, versions = found or (known or "", "", "")
+    stated = stated_version(message)
+    asked = f"the message asks for version `{stated}`" if stated and not versions else ""
+    if not distribution:
+        return Fix(
+            text=f"Install the package that provides the `{top}` module"
+            + (f" ({asked})" if asked else ""),
+            kind="dependency",
+        )
+    provides = "" if normal(distribution) == normal(top) else f"provides `{module}`"
+    package = context.package
+    if extra:
+        which = f", which {provides}," if provides else ""
+        required = f"`{distribution}{versions}`" if versions else "it"
+        command = f"pip install '{package}[{extra}]'"
         return Fix(
             text=(
-                f"Install `{top}` with `{command}` (the `{extra}` extra of {context.package}"
-                " requires it)"
+                f"Install `{distribution}`{which} with `{command}` (the `{extra}` extra of"
+                f" {package} requires {required}" + (f"; {asked})" if asked else ")")
             ),
             kind="dependency",
-            knobs=(f"{context.package}[{extra}]",),
+            knobs=(f"{package}[{extra}]",),
         )
-    distribution = base[0] if base else _DISTRIBUTIONS.get(module, _DISTRIBUTIONS.get(top))
-    if distribution:
-        why = f", which {context.package} requires" if base else ""
-        return Fix(
-            text=f"Install `{distribution}` (`pip install {distribution}`){why}",
-            kind="dependency",
-            knobs=(distribution,),
-        )
-    return Fix(text=f"Install the package that provides the `{top}` module", kind="dependency")
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    wanted = distribution + (versions or stated)
+    argument = f"'{wanted}'" if re.search(r"[<>=!~,]", wanted) else wanted
+    why = " and which ".join(w for w in (provides, f"{package} requires" if found else "") if w)
+    return Fix(
+        text=f"Install `{distribution}` (`pip install {argument}`)"
+        + (f", which {why}" if why else ""),
+        kind="dependency",
+        knobs=(distribution,),
+    )
 
 
 def _implement(analysis: Analysis) -> list[Fix]:

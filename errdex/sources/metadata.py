@@ -29,8 +29,9 @@ class TreeMetadata:
     name: str | None = None
     version: str | None = None
     repo_url: str | None = None
-    # (distribution, extra) of each requirement, extra "" for the base ones
-    requires: tuple[tuple[str, str], ...] = ()
+    # (distribution, extra, version specifier) of each requirement, extra "" for the
+    # base ones, specifier "" when it names no version
+    requires: tuple[tuple[str, str, str], ...] = ()
 
 
 def canonical_name(name: str) -> str:
@@ -280,7 +281,7 @@ def _from_pyproject(text: str) -> TreeMetadata:
             urls.append((key, poetry[key]))
     name = project.get("name") or poetry.get("name")
     version = project.get("version") or poetry.get("version")
-    requires: list[tuple[str, str] | None] = []
+    requires: list[tuple[str, str, str] | None] = []
     base = project.get("dependencies")
     if isinstance(base, list):
         requires += [_requirement(r) for r in base if isinstance(r, str)]
@@ -305,7 +306,7 @@ def _from_setup_cfg(text: str) -> TreeMetadata:
         parser.read_string(text)
     except configparser.Error:
         return TreeMetadata()
-    requires: list[tuple[str, str] | None] = []
+    requires: list[tuple[str, str, str] | None] = []
     if parser.has_section("options"):
         lines = parser["options"].get("install_requires", "").splitlines()
         requires += [_requirement(line) for line in lines if line.strip()]
@@ -373,17 +374,23 @@ def _pkg_info(root: Path) -> str | None:
 
 _EXTRA = re.compile(r"""\bextra\s*==\s*['"]([^'"]+)['"]""")
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+# what follows the name: its own extras, then the versions, bare or in parentheses (the
+# old PKG-INFO form `foo (>=1.0)`), up to the marker
+_SPECIFIER = re.compile(r"\s*(?:\[[^\]]*\])?\s*\(?\s*([<>=!~][^;)]*)")
 
 
-def _requirement(line: str, extra: str = "") -> tuple[str, str] | None:
-    """(distribution, extra) of a requirement line (`h2<5,>=3; extra == "http2"`), the
-    extra from its marker when the line has one; None for what names no distribution."""
+def _requirement(line: str, extra: str = "") -> tuple[str, str, str] | None:
+    """(distribution, extra, specifier) of a requirement line (`h2<5,>=3; extra ==
+    "http2"`: ("h2", "http2", "<5,>=3")), the extra from its marker when the line has
+    one; None for what names no distribution."""
     text = line.split("#", 1)[0].strip()
     found = _NAME.match(text)
     if not found or text.startswith("-"):
         return None
     marker = _EXTRA.search(text.partition(";")[2])
-    return canonical_name(found.group(1)), (marker.group(1) if marker else extra)
+    versions = _SPECIFIER.match(text, found.end())
+    specifier = "" if versions is None else "".join(versions.group(1).split())
+    return canonical_name(found.group(1)), (marker.group(1) if marker else extra), specifier
 
 
 def metadata_from_headers(text: str) -> TreeMetadata:
