@@ -296,3 +296,27 @@ def test_a_private_marker_is_never_named_in_a_fix(tmp_path: Path) -> None:
     fixes = body(next(iter(sites.values()))).solutions
     assert any(s.startswith("Give `value` a value") for s in fixes)
     assert not any("`_MISSING`" in s for s in fixes)  # its default is said, not as a fix
+
+
+def test_a_branch_of_a_chain_is_not_restated_by_the_ones_before_it(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "b/__init__.py": "",
+            "b/load.py": """
+                def load(proto, allow_pickle=False):
+                    if proto == "json":
+                        return "json"
+                    elif proto == "pickle":
+                        if not allow_pickle:
+                            raise RuntimeError("pickle is not allowed here")
+                    else:
+                        raise ValueError(f"unknown protocol {proto}")
+            """,
+        },
+    )
+    pickle = body(sites["pickle is not allowed here"]).when_it_happens
+    assert "`proto` is 'pickle'" in pickle and "'json'" not in pickle
+    # with no branch that holds, every earlier one is part of the condition
+    unknown = body(find(sites, "unknown protocol {proto}")).when_it_happens
+    assert "`proto` is not 'json'" in unknown and "`proto` is not 'pickle'" in unknown

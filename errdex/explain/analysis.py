@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 from errdex.explain.catalog import Owner, Said
 from errdex.explain.conditions import Clause, clauses, code
-from errdex.expr import Constant, Expr, Membership, named
+from errdex.expr import BoolOp, Compare, Constant, ConstantValue, Expr, Membership, named
 from errdex.expr import target_source as _target
-from errdex.model import ErrorSite, Input
+from errdex.model import ErrorSite, Guard, Input
 
 MAX_RAISER_SHOWN = 80  # a longer `try` expression is not quoted in prose
 MAX_CLAUSE_TEXT = 400  # beyond this, the source text says it better than prose
@@ -64,9 +64,12 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
     result = Analysis(site=site, inputs=inputs, owner=owner)
     subject: Expr | None = None  # of the `match` statement a `case` belongs to
     loop: Membership | None = None  # the innermost `for` around the site
+    settled = _settled(site.guard)
     for guard, check in zip(site.guard, checks, strict=True):
         kind = guard.kind
         tree = guard.tree
+        if guard in settled:
+            continue  # an earlier branch of the chain, false because a later one holds
         if kind == "match":
             subject = tree
         if kind in ("try", "finally", "with", "match"):
@@ -115,6 +118,40 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
         shown = named(loop.container)
         result.trigger.append(Clause(text=f"{shown} has at least one item (the first raises)"))
     return result
+
+
+def _equalities(tree: Expr | None) -> dict[str, ConstantValue]:
+    """What the top-level conjuncts of a test pin to a literal: `mode == "a"`,
+    `len(x) == 0`, `kind is None`, by the source of the pinned expression."""
+    parts = tree.values if isinstance(tree, BoolOp) and tree.op == "and" else (tree,)
+    out: dict[str, ConstantValue] = {}
+    for part in parts:
+        if isinstance(part, Compare) and len(part.ops) == 1 and part.ops[0] in ("==", "is"):
+            right = part.comparators[0]
+            if isinstance(right, Constant):
+                out[part.left.source()] = right.value
+    return out
+
+
+def _settled(guards: tuple[Guard, ...]) -> list[Guard]:
+    """The negated `if`/`elif` branches of a chain whose falsity a later branch that holds
+    already says: past `if n == 2: … elif n == 0:`, "`n` is not 2" adds nothing to "`n`
+    is 0". Only pins to literals of one type are compared, so that `1 == True` and the
+    like never decide it."""
+    held: dict[str, ConstantValue] = {}
+    for guard in guards:
+        if guard.kind in ("if", "elif") and not guard.negated:
+            held.update(_equalities(guard.tree))
+    out = []
+    for guard in guards:
+        if guard.kind not in ("if", "elif") or not guard.negated:
+            continue
+        for expr, value in _equalities(guard.tree).items():
+            known = held.get(expr, value)
+            if type(known) is type(value) and known != value:
+                out.append(guard)
+                break
+    return out
 
 
 def _case(pattern: str, subject: Expr | None) -> Clause:
