@@ -320,3 +320,40 @@ def test_a_branch_of_a_chain_is_not_restated_by_the_ones_before_it(tmp_path: Pat
     # with no branch that holds, every earlier one is part of the condition
     unknown = body(find(sites, "unknown protocol {proto}")).when_it_happens
     assert "`proto` is not 'json'" in unknown and "`proto` is not 'pickle'" in unknown
+
+
+def test_an_error_class_of_the_library_s_own_is_not_called_a_bug(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "toml/__init__.py": "",
+            "toml/errors.py": """
+                class ParseError(ValueError):
+                    pass
+            """,
+            "toml/parser.py": """
+                from toml.errors import ParseError
+
+                class Parser:
+                    def __init__(self, text):
+                        self._src = text
+                        self._idx = 0
+                        self._depth = 0
+
+                    def _expect_equals(self):
+                        if self._src[self._idx] != "=":
+                            raise ParseError("expected '=' after a key")
+
+                    def _pop(self):
+                        self._depth -= 1
+                        if self._depth < 0:
+                            raise RuntimeError("more tables closed than opened")
+            """,
+        },
+    )
+    syntax = body(sites["expected '=' after a key"])
+    assert "bug" not in syntax.what_it_means
+    assert not any(s.startswith("Report it") for s in syntax.solutions)
+    # a builtin invariant error over the parser's own state still points to a bug
+    cursor = body(sites["more tables closed than opened"])
+    assert "a bug in" in cursor.what_it_means

@@ -674,6 +674,8 @@ def _may_be_internal(site: ErrorSite, catalog: Catalog) -> bool:
     }
     if names & _SIGNALS:
         return False
+    if site.kind != "assert" and _reported(site) and not names & _INVARIANT_ERRORS:
+        return False  # an error class of the library's own: what it means to tell a user
     function = site.location.function
     if site.kind == "assert" or not exposed(site.location.file, function, catalog):
         return True
@@ -684,6 +686,23 @@ def _may_be_internal(site: ErrorSite, catalog: Catalog) -> bool:
         return True  # a nested function: only its enclosing function calls it
     message = site.message.literal_text if site.message is not None else ""
     return bool(_SAYS_INTERNAL.search(message))
+
+
+def _reported(site: ErrorSite) -> bool:
+    """Whether the site raises an exception class the package itself defines (not a
+    builtin): one the library made to tell its users what went wrong, `ParseError`,
+    `ValidationError`, and that its public code raises on their input as well."""
+    from errdex.extract.files import module_name
+
+    top = (module_name(site.location.file) or "").split(".")[0]
+    qualname = site.exception.qualname
+    return bool(top) and qualname.split(".")[0] == top and "Internal" not in qualname
+
+
+# Exception classes a library raises for its own broken assumptions, own or builtin.
+_INVARIANT_ERRORS = frozenset(
+    {"AssertionError", "RuntimeError", "SystemError", "NotImplementedError"}
+)
 
 
 def _environmental(local: Input, analysis: Analysis) -> bool:
