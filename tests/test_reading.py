@@ -357,3 +357,25 @@ def test_an_error_class_of_the_library_s_own_is_not_called_a_bug(tmp_path: Path)
     # a builtin invariant error over the parser's own state still points to a bug
     cursor = body(sites["more tables closed than opened"])
     assert "a bug in" in cursor.what_it_means
+
+
+def test_a_presence_test_before_the_real_one_is_not_the_fix(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "n/__init__.py": "",
+            "n/fields.py": """
+                def is_collection(value):
+                    return isinstance(value, (list, tuple))
+
+                class Nested:
+                    def __init__(self, only=None):
+                        if only is not None and not is_collection(only):
+                            raise ValueError("only must be a list or a tuple")
+                        self.only = only
+            """,
+        },
+    )
+    fixes = body(sites["only must be a list or a tuple"]).solutions
+    assert fixes[0].startswith("Pass a `only` for which `is_collection(only)` is true")
+    assert all(not s.startswith("Leave") for s in fixes)  # avoiding it comes after, as "Or:"

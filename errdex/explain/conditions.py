@@ -493,7 +493,27 @@ def _call(node: Call, inputs: Inputs, holds: bool) -> Clause:
         return Clause(
             text=f"{text} ({code(node)})", platform=platform, on_platform=holds, call=name
         )
-    return Clause(text=node.said(holds), call=name)  # "`f(x)` returns true"
+    argument = node.args[0] if len(node.args) == 1 and not node.keywords else None
+    subject = None if argument is None or name in _CONVERSIONS else _subject(argument, inputs)
+    if subject is None or subject.kind != "parameter":  # state is picked by its knobs
+        return Clause(text=node.said(holds), call=name)  # "`f(x)` returns true"
+    # `is_collection(only)`: a test of one input, which the fix asks to pass
+    shown, wanted = code(argument), "false" if holds else "true"  # type: ignore[arg-type]
+    return Clause(
+        text=node.said(holds),
+        call=name,
+        subject=subject,
+        fix=f"Pass a {shown} for which {code(node)} is {wanted}",
+        shown=shown,
+        root=_root(argument),  # type: ignore[arg-type]
+    )
+
+
+# Builtins whose result is the value converted, not a test of it.
+_CONVERSIONS = frozenset(
+    {"len", "str", "int", "float", "bool", "repr", "type", "id", "hash", "list", "tuple"}
+    | {"set", "dict", "sorted", "iter", "next", "abs", "round", "getattr", "vars"}
+)
 
 
 def _isinstance(node: IsInstance, inputs: Inputs, holds: bool) -> Clause:

@@ -460,7 +460,23 @@ def _fix_order(analysis: Analysis) -> list[Clause]:
         return list(reversed(analysis.reached_if))
     primary = analysis.primary
     rest = [c for c in reversed(analysis.trigger) if c is not primary]
-    return ([primary] if primary is not None else []) + rest
+    order = ([primary] if primary is not None else []) + rest
+    # `only is not None and not is_collection(only)`: the presence test lets the real one
+    # run, and leaving `only` out only avoids it, so the real test's fix comes first
+    hatches = [c for c in order if _presence_only(c, order)]
+    return [c for c in order if c not in hatches] + hatches
+
+
+def _presence_only(clause: Clause, clauses: list[Clause]) -> bool:
+    """Whether `clause` only asks that its subject be given (`x is not None`, `x`) while
+    another clause tests the same subject further."""
+    subject = clause.subject
+    if subject is None or clause.fix is None or not clause.fix.startswith("Leave "):
+        return False
+    return any(
+        c is not clause and c.subject is not None and c.subject.expr == subject.expr
+        for c in clauses
+    )
 
 
 def _fix_for(clause: Clause, subject: Input, analysis: Analysis, first: bool) -> Fix | None:
