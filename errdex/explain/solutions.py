@@ -818,20 +818,19 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
                     kind="cause",
                 )
             ]
-        return [
-            Fix(text=_handled_cause(site, caught, call, context.guard_line(position)), kind="cause")
-        ]
+        return [Fix(text=_handled_cause(site, caught, context.guard_line(position)), kind="cause")]
     return []
 
 
-def _handled_cause(site: ErrorSite, caught: str, call: str | None, line: int) -> str:
+def _handled_cause(site: ErrorSite, caught: str, line: int) -> str:
     """Where to find what went wrong first, as the traceback shows it: Python prints the
     exception being handled above the one raised in its handler ("During handling of the
     above exception…", or "…was the direct cause…" for `raise X from e`); `from None`
     hides it, a bare `raise` is that same exception, and pydantic reports a
-    `pydantic_core` error raised in a validator as a line of a `ValidationError`."""
-    shown = call is not None and len(call) <= 80 and not _PRIVATE_CODE.search(f"`{call}`")
-    origin = f"raised by `{call}`" if shown else f"raised in the `try` block before line {line}"
+    `pydantic_core` error raised in a validator as a line of a `ValidationError`. The
+    call that raised it is named by "when it happens", not here: a solution names only
+    what a user changes, and that call is the library's own code."""
+    origin = f"raised in the `try` block before line {line}"
     if site.kind == "reraise":
         return f"This is the {caught} {origin}, passed on unchanged: its message says what failed"
     if site.cause == "None":
