@@ -379,3 +379,32 @@ def test_a_presence_test_before_the_real_one_is_not_the_fix(tmp_path: Path) -> N
     fixes = body(sites["only must be a list or a tuple"]).solutions
     assert fixes[0].startswith("Pass a `only` for which `is_collection(only)` is true")
     assert all(not s.startswith("Leave") for s in fixes)  # avoiding it comes after, as "Or:"
+
+
+def test_a_constant_of_another_module_is_read_for_what_it_holds(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "hub/__init__.py": "",
+            "hub/constants.py": 'REPO_TYPES = ["model", "dataset", "space"]\n',
+            "hub/api.py": """
+                from hub import constants
+
+                MODES = ("r", "w")
+
+                def info(repo_id, repo_type="model", mode="r"):
+                    if repo_type not in constants.REPO_TYPES:
+                        raise ValueError(f"repo type must be one of {constants.REPO_TYPES}")
+                    if mode not in MODES:
+                        raise ValueError(f"unknown mode {mode}")
+            """,
+        },
+    )
+    repo = body(find(sites, "repo type must be one of {constants.REPO_TYPES}"))
+    assert "`repo_type` is not one of 'model', 'dataset' or 'space'" in repo.when_it_happens
+    assert any(
+        s.startswith("Set `repo_type` to one of 'model', 'dataset' or 'space'")
+        for s in repo.solutions
+    )
+    mode = body(find(sites, "unknown mode {mode}"))
+    assert "`mode` is not one of 'r' or 'w'" in mode.when_it_happens

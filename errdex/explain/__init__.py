@@ -95,7 +95,7 @@ def explain(
     )
     sites = tuple(
         _checked_by_callers(
-            _settable(with_access(site, world.catalog), world.index),
+            _settable(with_access(with_constants(site, world.catalog), world.catalog), world.index),
             graph,
             _target(site, modules),
         )
@@ -519,6 +519,33 @@ def _nearest_first(paths: tuple[tuple[str, ...], ...], modules: set[str]) -> tup
                 qualified = path[depth]
                 out[qualified.removeprefix(_module_prefix(qualified, modules) + ".")] = None
     return tuple(out)
+
+
+def with_constants(site: ErrorSite, catalog: Catalog) -> ErrorSite:
+    """`site` with the value, type, doc and place of each module setting it reads from
+    another module of the package (`constants.REPO_TYPES`), as a constant of its own file
+    has them: the prose can then say what the setting holds."""
+    found = {
+        i.expr: catalog.constants.get((i.owner or "", i.name))
+        for i in site.inputs
+        if i.kind == "global" and i.default is None
+    }
+    if not any(found.values()):
+        return site
+    inputs = []
+    for item in site.inputs:
+        known = found.get(item.expr)
+        if known is not None:
+            path, const = known
+            item = replaced(
+                item,
+                type=const.type,
+                default=const.default,
+                doc=const.doc,
+                location=SourcePos(file=path, line=const.line),
+            )
+        inputs.append(item)
+    return replaced(site, inputs=tuple(inputs))
 
 
 def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:

@@ -42,6 +42,10 @@ class Catalog:
 
     def __init__(self, extraction: Extraction):
         self.files = {f.path: f for f in extraction.facts}
+        # each module's constants by (module, name): `constants.REPO_TYPES` read elsewhere
+        self.constants = {
+            (f.module, c.name): (f.path, c) for f in extraction.facts for c in f.constants
+        }
         self.classes: dict[tuple[str, str], ClassInfo] = {}
         for facts in extraction.facts:
             for cls in facts.classes:

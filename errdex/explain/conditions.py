@@ -229,7 +229,10 @@ def _compare(left: Expr, op: CompareOp, right: Expr, inputs: Inputs, holds: bool
     subject = _subject(left, inputs)
     name, value = code(left), value_text(right)
     bound = value if isinstance(right, Constant) else None
-    text, noun, fix = _comparison_phrase(op, right, name, value, _own(right, inputs))
+    own = _own(right, inputs)
+    if op in ("in", "not in"):
+        right = _held(right, inputs) or right  # `constants.REPO_TYPES`: what it lists
+    text, noun, fix = _comparison_phrase(op, right, name, value, own)
     at_default = _at_default(subject, op, right)
     return Clause(
         text=f"{name} {text}",
@@ -242,6 +245,22 @@ def _compare(left: Expr, op: CompareOp, right: Expr, inputs: Inputs, holds: bool
         example=_example(subject, op, right, at_default),
         root=_root(left),
     )
+
+
+def _held(node: Expr, inputs: Inputs) -> Collection | None:
+    """The literal list, tuple or set a module constant read by name holds, as a tree;
+    None for anything else."""
+    held = inputs.get(node.source()) if isinstance(node, Name | Attribute) else None
+    if held is None or held.kind not in ("constant", "global"):
+        return None
+    known, value = literal(held.default)
+    if not known or not isinstance(value, list | tuple | set) or not value:
+        return None
+    kinds = (str, int, float, bool, type(None))
+    if not all(isinstance(v, kinds) for v in value):
+        return None
+    items = sorted(value, key=repr) if isinstance(value, set) else list(value)
+    return Collection(kind="list", items=tuple(Constant(value=v) for v in items))
 
 
 def _comparison_phrase(
