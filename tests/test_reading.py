@@ -408,3 +408,26 @@ def test_a_constant_of_another_module_is_read_for_what_it_holds(tmp_path: Path) 
     )
     mode = body(find(sites, "unknown mode {mode}"))
     assert "`mode` is not one of 'r' or 'w'" in mode.when_it_happens
+
+
+def test_a_limit_held_in_a_constant_is_given_with_its_value(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "lim/__init__.py": "",
+            "lim/batch.py": """
+                MAX_ITEMS = 64
+
+                def submit(items):
+                    if len(items) > MAX_ITEMS:
+                        raise ValueError("too many items")
+
+                def pick(size):
+                    if size > MAX_ITEMS:
+                        raise ValueError("size is too large")
+            """,
+        },
+    )
+    size = body(sites["size is too large"])
+    assert "`size` is greater than `MAX_ITEMS` (64)" in size.when_it_happens
+    assert any(s.startswith("Set `size` to 64 or less") for s in size.solutions)

@@ -232,7 +232,13 @@ def _compare(left: Expr, op: CompareOp, right: Expr, inputs: Inputs, holds: bool
     own = _own(right, inputs)
     if op in ("in", "not in"):
         right = _held(right, inputs) or right  # `constants.REPO_TYPES`: what it lists
+    held = None if op in ("in", "not in", "is", "is not") else _held_scalar(right, inputs)
+    if held is not None:  # `n > MAX_ITEMS`: the fix gives the limit, the clause both
+        shown, right = value, held
+        value, own, bound = value_text(held), False, value_text(held)
     text, noun, fix = _comparison_phrase(op, right, name, value, own)
+    if held is not None and f" {value}" in text:
+        text = text.replace(f" {value}", f" {shown} ({value})", 1)
     at_default = _at_default(subject, op, right)
     return Clause(
         text=f"{name} {text}",
@@ -245,6 +251,17 @@ def _compare(left: Expr, op: CompareOp, right: Expr, inputs: Inputs, holds: bool
         example=_example(subject, op, right, at_default),
         root=_root(left),
     )
+
+
+def _held_scalar(node: Expr, inputs: Inputs) -> Constant | None:
+    """The literal number or string a module constant read by name holds; None else."""
+    held = inputs.get(node.source()) if isinstance(node, Name | Attribute) else None
+    if held is None or held.kind not in ("constant", "global"):
+        return None
+    known, value = literal(held.default)
+    if not known or isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    return Constant(value=value)
 
 
 def _held(node: Expr, inputs: Inputs) -> Collection | None:
