@@ -431,3 +431,26 @@ def test_a_limit_held_in_a_constant_is_given_with_its_value(tmp_path: Path) -> N
     size = body(sites["size is too large"])
     assert "`size` is greater than `MAX_ITEMS` (64)" in size.when_it_happens
     assert any(s.startswith("Set `size` to 64 or less") for s in size.solutions)
+
+
+def test_a_test_by_a_private_function_is_not_named_in_a_fix(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "r/__init__.py": "",
+            "r/api.py": """
+                import re
+
+                _INTEGER = re.compile(r"[0-9]+")
+
+                def _is_integer(raw):
+                    return _INTEGER.fullmatch(raw) is not None
+
+                def integer(raw):
+                    if not _is_integer(raw):
+                        raise ValueError(f"not an integer: {raw}")
+            """,
+        },
+    )
+    fixes = body(find(sites, "not an integer: {raw}")).solutions
+    assert not any("_is_integer" in s for s in fixes)
