@@ -40,6 +40,10 @@ class Linker(Names):
         self.package = package
         self.revisit = revisit
         self.helper_names = {qualname.rpartition(".")[2] for qualname in self.helpers}
+        # for each site `sites` gave, in order, its exception as the raise writes it,
+        # resolved through imports (`builtins.ValueError`, `self._error_cls`, `mapped`):
+        # what tells explain a class named at the raise from one known at run time only
+        self.written: list[str] = []
         # functions that return an exception, for `raise make_error(...)`
         self.factories: dict[str, tuple[HelperFact, FileFacts]] = {}
         for facts in files:
@@ -77,6 +81,7 @@ class Linker(Names):
             message = self._class_message(raw, qualname)
             if message is None:
                 message = self._own_message(raw, qualname) if raw.args else raw.message
+        self.written.append(qualname)
         bases = self.ancestors(qualname) if qualname in self.classes else ()
         text = "" if message is None else message.text
         key = (raw.location.file, raw.location.function, raw.exception, text)
