@@ -497,7 +497,7 @@ class IndexedSite:
     file: str
     line: int
     function: str
-    exception: str  # as written at the raise
-    exception_names: tuple[str, ...]  # as written, qualified, and the qualified bases
+    exception: str  # the class raised, as the code writes it (ExceptionRef.name)
+    exception_names: tuple[str, ...]  # that name, qualified, and the qualified bases
     text: str | None  # message.text
     holes: tuple[tuple[str, ...], ...]  # hole expressions of each group between two runs
