@@ -73,7 +73,9 @@ class Message:
 
 @dataclass(frozen=True, kw_only=True)
 class ExceptionRef:
-    name: str  # as written at the raise site, e.g. "ValueError" or "errors.ConfigError"
+    # the class raised, as the code writes it, e.g. "ValueError" or "errors.ConfigError"
+    # (never a variable or a factory: "BaseException" when nothing more is known)
+    name: str
     qualname: str  # resolved through imports, e.g. "builtins.ValueError"
     bases: tuple[str, ...] = ()  # qualified names of the bases, for classes of the codebase
 
@@ -496,7 +498,7 @@ class IndexedSite:
     file: str
     line: int
     function: str
-    exception: str  # as written at the raise
-    exception_names: tuple[str, ...]  # as written, qualified, and the qualified bases
+    exception: str  # the class raised, as the code writes it (ExceptionRef.name)
+    exception_names: tuple[str, ...]  # that name, qualified, and the qualified bases
     text: str | None  # message.text
     holes: tuple[tuple[str, ...], ...]  # hole expressions of each group between two runs

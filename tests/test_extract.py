@@ -186,6 +186,237 @@ def test_exception_built_by_a_factory_function() -> None:
     assert site.message.text == "{response.status} Client Error.\n\nCannot access gated repo."
 
 
+# -- the class raised: always a class, as the code means it --------------------------------
+
+
+def classes(code: str) -> list[tuple[str, str]]:
+    """(exception.name, exception.qualname) of each site of a snippet, in line order."""
+    return [(s.exception.name, s.exception.qualname) for s in index_snippet(code)]
+
+
+def test_a_class_raised_is_named_as_written() -> None:
+    assert classes("""
+        from pkg import errors
+
+        def f(x):
+            if x:
+                raise ValueError("x")
+            raise errors.MyError()
+    """) == [("ValueError", "builtins.ValueError"), ("errors.MyError", "pkg.errors.MyError")]
+
+
+def test_a_classmethod_constructor_raises_its_class() -> None:
+    # pydantic's `raise PydanticUndefinedAnnotation.from_name_error(e)`: a class of the
+    # tree, and one from elsewhere (CapWords); the message is not read into the class's
+    sites = index_snippet("""
+        from pydantic_core import ValidationError
+
+        class UndefinedAnnotation(Exception):
+            def __init__(self, name, message):
+                self.name = name
+                super().__init__(message)
+
+            @classmethod
+            def from_name_error(cls, name_error):
+                return cls(name=name_error.name, message=str(name_error))
+
+        def f(ns):
+            try:
+                ns.resolve()
+            except NameError as e:
+                raise UndefinedAnnotation.from_name_error(e) from e
+            raise ValidationError.from_exception_data("Model", [])
+    """)
+    own, other = sites
+    assert (own.exception.name, own.exception.qualname) == (
+        "UndefinedAnnotation",
+        "pkg.mod.UndefinedAnnotation",
+    )
+    assert own.exception.bases == ("builtins.Exception",)
+    assert (other.exception.name, other.exception.qualname) == (
+        "ValidationError",
+        "pydantic_core.ValidationError",
+    )
+
+
+def test_a_function_that_returns_an_exception_raises_its_class() -> None:
+    # huggingface_hub's `raise _bucket_batch_error(...)` (a local it returns), and one whose
+    # returns differ, where its annotation names their base
+    assert classes("""
+        class TextGenerationError(Exception): ...
+        class OverloadedError(TextGenerationError): ...
+        class UnknownError(TextGenerationError): ...
+        class BucketError(Exception): ...
+
+        def _bucket_error(failures):
+            error = BucketError(f"{len(failures)} failed")
+            error.failures = failures
+            return error
+
+        def _parse_error(kind) -> TextGenerationError:
+            if kind == "overloaded":
+                return OverloadedError(kind)
+            return UnknownError(kind)
+
+        def send(failures, kind):
+            if failures:
+                raise _bucket_error(failures)
+            raise _parse_error(kind)
+    """) == [
+        ("BucketError", "pkg.mod.BucketError"),
+        ("TextGenerationError", "pkg.mod.TextGenerationError"),
+    ]
+
+
+def test_a_method_or_property_that_returns_an_exception_through_self() -> None:
+    # vllm's `raise self.dead_error` (a property) and `raise self._format_exception(e)`
+    # (the annotation, for returns of two classes)
+    assert classes("""
+        class EngineDeadError(Exception): ...
+
+        class Client:
+            @property
+            def dead_error(self) -> BaseException:
+                return EngineDeadError()
+
+            def _format_exception(self, e: Exception) -> Exception:
+                return EngineDeadError() if self.dead else e
+
+            def check(self, e):
+                if self.errored:
+                    raise self.dead_error
+                raise self._format_exception(e) from None
+    """) == [("EngineDeadError", "pkg.mod.EngineDeadError"), ("Exception", "builtins.Exception")]
+
+
+def test_a_factory_that_takes_the_class_builds_the_one_passed_else_its_default() -> None:
+    # tomlkit's `Parser.parse_error(self, exception=ParseError, *args)`
+    assert classes("""
+        class ParseError(ValueError): ...
+        class InvalidControlChar(ParseError): ...
+        class EmptyKey(ParseError): ...
+
+        class Parser:
+            def parse_error(self, exception=ParseError, *args):
+                return exception(self._idx, *args)
+
+            def parse(self, c, exception: type[ParseError] | None = None):
+                if c == "\\r":
+                    raise self.parse_error(InvalidControlChar, c, "documents")
+                if c == "=":
+                    raise self.parse_error(exception=EmptyKey)
+                if c == "":
+                    raise self.parse_error(exception)  # a variable, of its annotation
+                raise self.parse_error()
+    """) == [
+        ("InvalidControlChar", "pkg.mod.InvalidControlChar"),
+        ("EmptyKey", "pkg.mod.EmptyKey"),
+        ("ParseError", "pkg.mod.ParseError"),
+        ("ParseError", "pkg.mod.ParseError"),
+    ]
+
+
+def test_a_raised_name_is_the_class_it_was_assigned_bound_or_annotated() -> None:
+    assert classes("""
+        def f(items, error_cls: type[LookupError], redirect=KeyError):
+            error = KeyError("missing")
+            if not items:
+                raise error
+            last: OSError | None = None
+            for item in items:
+                try:
+                    item()
+                except ImportError as e:
+                    if item.required:
+                        raise e
+                    last = e
+                    made = make_error()
+            if items[0]:
+                raise error_cls("no such item")
+            if items[1]:
+                raise redirect("moved")
+            if last is not None:
+                raise last
+            raise made
+    """) == [
+        ("KeyError", "builtins.KeyError"),
+        ("ImportError", "builtins.ImportError"),
+        ("LookupError", "builtins.LookupError"),  # what every call passes
+        ("KeyError", "builtins.KeyError"),  # its default
+        ("OSError", "builtins.OSError"),  # `e` says nothing here: the annotation
+        ("BaseException", "builtins.BaseException"),  # made by what is not known
+    ]
+
+
+def test_a_handlers_tuple_raises_the_nearest_common_base() -> None:
+    # builtins by Python's own bases; a class from elsewhere may have any base, so the
+    # first the handler names
+    assert classes("""
+        import pyarrow as pa
+
+        def f(g):
+            try:
+                g()
+            except (TypeError, ValueError):
+                raise
+            except (Exception, KeyboardInterrupt):
+                raise
+            except (TimeoutError, OSError) as e:
+                raise e
+            except (pa.ArrowInvalid, ValueError):
+                raise
+    """) == [
+        ("Exception", "builtins.Exception"),
+        ("BaseException", "builtins.BaseException"),
+        ("OSError", "builtins.OSError"),
+        ("pa.ArrowInvalid", "pyarrow.ArrowInvalid"),
+    ]
+
+
+def test_what_is_known_only_at_run_time_is_a_base_exception_never_its_text() -> None:
+    sites = index_snippet("""
+        def f(self, e, results):
+            if self.errors:
+                raise self.errors[0]
+            if e.cause:
+                raise e.cause
+            result = results.pop()
+            if result:
+                raise result
+            raise e
+    """)
+    assert {(s.exception.name, s.exception.qualname, s.exception.bases) for s in sites} == {
+        ("BaseException", "builtins.BaseException", ())
+    }
+
+
+def test_a_site_id_is_of_the_raise_as_written_not_of_its_class() -> None:
+    # so that the ids of sites whose class was found by this do not change
+    from errdex.identity import site_id
+
+    site = only(
+        index_snippet("""
+        class ParseError(Exception): ...
+
+        class Parser:
+            def parse_error(self, exception=ParseError):
+                return exception(self._idx)
+
+            def parse(self):
+                raise self.parse_error()
+    """)
+    )
+    assert site.exception.name == "ParseError"
+    assert site.id == site_id(
+        package="pkg",
+        file="pkg/mod.py",
+        function="Parser.parse",
+        exception="self.parse_error",
+        message="",
+        ordinal=0,
+    )
+
+
 def test_assert_with_message_is_a_site_and_its_test_a_negated_guard() -> None:
     sites = index_snippet("""
         def f(n):
@@ -722,6 +953,65 @@ def test_exceptions_resolve_through_imports_to_qualified_names_and_bases(tmp_pat
     assert (size.owner, size.doc) == ("Base", "How big.")
     assert size.location is not None and size.location.file == "pkg/base.py"
     assert plain.exception.qualname == "pkg.errors.BaseError"
+
+
+def test_a_factory_or_a_common_base_of_another_module(tmp_path: Path) -> None:
+    # tomlkit: Parser.parse_error hands its class on to Source.parse_error; the common base
+    # of two of the tree's classes whose own bases leave the tree (HfHubHTTPError's)
+    sites = index_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/errors.py": """
+            import httpx
+
+            class ParseError(ValueError): ...
+            class UnexpectedChar(ParseError): ...
+            class HubError(httpx.HTTPError, OSError): ...
+            class RevisionNotFound(HubError): ...
+            class EntryNotFound(Exception): ...
+            class RemoteEntryNotFound(HubError, EntryNotFound): ...
+        """,
+            "pkg/source.py": """
+            from pkg.errors import ParseError
+
+            class Source:
+                def parse_error(self, exception=ParseError, *args):
+                    return exception(self.line, self.col, *args)
+        """,
+            "pkg/parser.py": """
+            from pkg.errors import ParseError, RemoteEntryNotFound, RevisionNotFound
+            from pkg.errors import UnexpectedChar
+            from pkg.source import Source
+
+            class Parser:
+                def __init__(self, text: str):
+                    self._src: Source = Source(text)
+
+                def parse_error(self, exception=ParseError, *args) -> ParseError:
+                    return self._src.parse_error(exception, *args)
+
+                def parse(self, c):
+                    if c == "=":
+                        raise self.parse_error(UnexpectedChar, c)
+                    if c == "[":
+                        raise self._src.parse_error(UnexpectedChar)
+                    try:
+                        self.fetch()
+                    except (RevisionNotFound, RemoteEntryNotFound):
+                        raise
+        """,
+        },
+    )
+    assert [
+        (s.exception.name, s.exception.qualname, s.exception.bases[:1])
+        for s in sorted(sites, key=lambda s: s.location.line)
+        if s.location.file == "pkg/parser.py"
+    ] == [
+        ("UnexpectedChar", "pkg.errors.UnexpectedChar", ("pkg.errors.ParseError",)),
+        ("UnexpectedChar", "pkg.errors.UnexpectedChar", ("pkg.errors.ParseError",)),
+        ("HubError", "pkg.errors.HubError", ("httpx.HTTPError",)),
+    ]
 
 
 def test_helper_defined_in_another_module(tmp_path: Path) -> None:

@@ -90,7 +90,7 @@ def explain(
     extracted = extraction.sites
     targets = [_function_of(s, modules) for s in extracted]
     tests = beside(
-        lambda: find_tests(extraction.tests, extracted, graph, targets),
+        lambda: find_tests(extraction.tests, extracted, graph, targets, extraction.written),
         worth_it=len(extracted) >= _BESIDE_FROM,
     )
     sites = tuple(

@@ -220,7 +220,9 @@ def _short_name(qualified: str) -> str:
 class TestIndex:
     """Finds, for each site, the tests whose expectations fit it."""
 
-    def __init__(self, sites: Sequence[ErrorSite], reach: Reach | None = None):
+    def __init__(
+        self, sites: Sequence[ErrorSite], reach: Reach | None = None, written: Sequence[str] = ()
+    ):
         self.reach = reach
         self.by_class: dict[str, list[int]] = defaultdict(list)
         self.sites = sites
@@ -235,8 +237,14 @@ class TestIndex:
         self._scores: dict[tuple[tuple[str, ...], frozenset[str], bool], dict[int, int]] = {}
         # the top-level packages of the codebase: where its own exception classes live
         self.own = frozenset(module_name(s.location.file).split(".")[0] for s in sites) - {""}
+        # each site's exception as its raise writes it (extract's Linker.written): the
+        # class a site raises may be one it only stands for (`raise exc` is a
+        # BaseException, `raise self.error_class(...)` the class annotated)
+        self.written = list(written) or [s.exception.qualname for s in sites]
         # a raise whose class we cannot name (`raise exc`, `raise self.error_class(...)`)
-        self.dynamic = any(s.kind != "reraise" and _unnamed(s) for s in sites)
+        self.dynamic = any(
+            s.kind != "reraise" and _unnamed(w) for s, w in zip(sites, self.written, strict=True)
+        )
         for i, names in enumerate(self.names):
             for name in names:
                 self.by_class[name].append(i)
@@ -245,7 +253,7 @@ class TestIndex:
         self.held: dict[str, list[int]] = defaultdict(list)
         if reach is not None:
             for i, site in enumerate(sites):
-                for name in _held_classes(site, reach.targets[i], reach.graph):
+                for name in _held_classes(site, self.written[i], reach.targets[i], reach.graph):
                     self.held[name].append(i)
 
     def reached(
@@ -487,18 +495,18 @@ def name_words(text: str) -> frozenset[str]:
     return frozenset(w[:_STEM] for w in words if len(w) >= 3 and w not in _NAME_STOP)
 
 
-def _held_classes(site: ErrorSite, target: str | None, graph: CallGraph) -> set[str]:
-    """For `raise self.attr(...)` in a method: the short names of the class the attribute
-    is annotated to hold and of its subclasses; for `raise mapped(...)`, a local taken
-    from a module constant annotated as a mapping of classes (`for k, mapped in
-    EXC_MAP.items()`), those of the class its values hold; else none."""
-    qualname = site.exception.qualname
+def _held_classes(site: ErrorSite, written: str, target: str | None, graph: CallGraph) -> set[str]:
+    """For `raise self.attr(...)` in a method (`written`, the site's exception as the
+    raise writes it): the short names of the class the attribute is annotated to hold
+    and of its subclasses; for `raise mapped(...)`, a local taken from a module constant
+    annotated as a mapping of classes (`for k, mapped in EXC_MAP.items()`), those of the
+    class its values hold; else none."""
     if target is None:
         return set()
-    if qualname.startswith("self.") and qualname.count(".") == 1:
-        held = graph.member_class(target.rsplit(".", 1)[0], qualname[5:])
-    elif "." not in qualname:
-        held = _mapped_class(site, target, graph)
+    if written.startswith("self.") and written.count(".") == 1:
+        held = graph.member_class(target.rsplit(".", 1)[0], written[5:])
+    elif "." not in written:
+        held = _mapped_class(site, written, target, graph)
     else:
         return set()
     if held is None:
@@ -506,12 +514,12 @@ def _held_classes(site: ErrorSite, target: str | None, graph: CallGraph) -> set[
     return {c.rsplit(".", 1)[-1] for c in (held, *graph.subclasses(held))}
 
 
-def _mapped_class(site: ErrorSite, target: str, graph: CallGraph) -> str | None:
+def _mapped_class(site: ErrorSite, written: str, target: str, graph: CallGraph) -> str | None:
     """The class held by the values of the module constant that the raised local is
     computed from, through the locals the site reads (`mapped_exc = to_exc`, `to_exc`
     an item of `EXC_MAP.items()`), or None."""
     inputs = {i.name: i for i in site.inputs}
-    todo = [site.exception.qualname]
+    todo = [written]
     seen: set[str] = set()
     while todo:
         name = todo.pop()
@@ -532,10 +540,10 @@ def _all_holes(site: ErrorSite) -> bool:
     return site.message is None or not site.message.literal_text.strip()
 
 
-def _unnamed(site: ErrorSite) -> bool:
-    """The site raises a class known only at run time: a variable, an attribute."""
-    qualname = site.exception.qualname
-    return "." not in qualname or qualname.startswith(("self.", "cls."))
+def _unnamed(written: str) -> bool:
+    """The raise, as written, names a class known only at run time: a variable, an
+    attribute."""
+    return "." not in written or written.startswith(("self.", "cls."))
 
 
 def _exception_names(site: ErrorSite) -> frozenset[str]:
@@ -554,11 +562,13 @@ def find_tests(
     sites: Sequence[ErrorSite],
     graph: CallGraph | None = None,
     targets: Sequence[str | None] = (),
+    written: Sequence[str] = (),
 ) -> dict[str, tuple[TestRef, ...]]:
     """For each site id, the tests (as extract read them) that trigger it. `targets`
-    are the sites' module-qualified functions, for the call graph."""
+    are the sites' module-qualified functions, for the call graph; `written`, their
+    exceptions as the raises write them (Extraction.written)."""
     reach = None if graph is None else Reach(graph, targets)
-    index = TestIndex(sites, reach)
+    index = TestIndex(sites, reach, written)
     found: dict[int, list[tuple[int, TestRef]]] = defaultdict(list)
     for test_file in tests:
         for expectation in test_file.expectations:

@@ -60,6 +60,9 @@ class Extraction:
     # each parsed file's facts_key: what its facts are a function of, for later stages
     # that reuse what they made of them
     file_keys: tuple[tuple[str, str], ...] = ()
+    # each site's exception as its raise writes it, resolved through imports (`self._err`,
+    # `mapped`: see Linker.written), for explain's finding of tests; () when not known
+    written: tuple[str, ...] = ()
 
 
 def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:

@@ -44,13 +44,37 @@ class ClassFact:
 
 @dataclass(frozen=True, kw_only=True)
 class HelperFact:
-    """A function whose body always raises: its calls are error sites too."""
+    """A function whose body always raises (a helper: its calls are error sites too), or
+    one that returns an exception (a factory, for `raise make_error(...)`)."""
 
     qualname: str
-    exception: str  # as written in the helper
+    exception: str  # as written in the helper; a factory: the class it returns
     message: Message | None  # holes may name the helper's parameters
     params: tuple[str, ...]  # positional parameters, without self / cls
     is_method: bool
+    # a factory's parameter that holds the class it builds (`exception=ParseError`, then
+    # `return exception(...)`): a call that passes one builds that one, else `exception`
+    class_param: str | None = None
+    # the other classes a factory's returns build: it returns their nearest common base
+    also: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Raised:
+    """What a `raise` raises, as far as its own file tells; linking makes it one class.
+
+    `classes`, as written: one (`X(...)`, `e` bound by `except X as e`, assigned `X(...)`
+    or annotated `X`), or several (a handler's tuple, whose nearest common base it is).
+    Else `maker`: what returns the exception, as written (`make_error`, `self.parse_error`,
+    `self.client.dead_error`, `Cls.from_x`), with the names passed to it (each positional
+    argument that is a name, else None; then keywords), for a factory that takes the
+    class. Neither: nothing is known of it but that it is a BaseException.
+    """
+
+    classes: tuple[str, ...] = ()
+    maker: str | None = None
+    args: tuple[str | None, ...] = ()
+    keywords: tuple[tuple[str, str | None], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,7 +102,8 @@ class RawSite:
     """An error site as seen inside one file, before names are resolved across files."""
 
     kind: SiteKind
-    exception: str  # as written, e.g. "ValueError", "errors.ConfigError", "self._error"
+    # as written, e.g. "ValueError", "errors.ConfigError", "self._error": what the id is of
+    exception: str
     message: Message | None
     args: tuple[ArgFact, ...]  # all arguments of the exception call, for own classes
     location: Location
@@ -91,6 +116,7 @@ class RawSite:
     variant: str | None = None
     unreachable: str | None = None  # why the site can never fire (errdex.extract.reach)
     open_chains: tuple[OpenChain, ...] = ()  # dotted reads left for linking
+    raised: Raised | None = None  # a raise's class, for linking; None: `exception` is it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -195,6 +221,7 @@ class FileFacts:
     # functions that call what no name says (`handlers[kind](value)`, `make()(x)`): what
     # they run the call graph cannot tell
     opaque: frozenset[str] = frozenset()
-    # functions that return a new exception (`return ValueError(f"...")`), for
-    # `raise make_error(...)`: their `exception` and `message` are those of the return
+    # functions, methods and properties that return an exception (`return ValueError(
+    # f"...")`, or annotated `-> SomeError`), for `raise make_error(...)`: `exception` is
+    # the class, `message` that of the one return building it, when one does
     factories: tuple[HelperFact, ...] = ()

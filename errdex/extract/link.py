@@ -3,6 +3,8 @@
 # calls to raise helpers, and stable ids.
 from __future__ import annotations
 
+import builtins
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -14,9 +16,10 @@ from errdex.extract.facts import (
     FileFacts,
     HelperFact,
     MemberFact,
+    Raised,
     RawSite,
 )
-from errdex.extract.names import ClassRef, Names
+from errdex.extract.names import ClassRef, Names, class_like, held_class
 from errdex.extract.templates import merge
 from errdex.identity import site_id
 from errdex.model import (
@@ -33,6 +36,10 @@ from errdex.model import (
 # Parses a file again, working out the calls at the given lines in full.
 Revisit = Callable[[str, str, frozenset[int]], FileFacts | None]
 
+# What Python guarantees a raised object is, when nothing more is known of it.
+_ANY = ("BaseException", "builtins.BaseException")
+_STDLIB = frozenset(sys.stdlib_module_names)
+
 
 class Linker(Names):
     def __init__(self, package: str, files: list[FileFacts], revisit: Revisit):
@@ -40,12 +47,18 @@ class Linker(Names):
         self.package = package
         self.revisit = revisit
         self.helper_names = {qualname.rpartition(".")[2] for qualname in self.helpers}
-        # functions that return an exception, for `raise make_error(...)`
+        self.tops = {module.partition(".")[0] for module in self.modules}
+        # for each site `sites` gave, in order, its exception as the raise writes it,
+        # resolved through imports (`builtins.ValueError`, `self._error_cls`, `mapped`):
+        # what tells explain a class named at the raise from one known at run time only
+        self.written: list[str] = []
+        # functions, methods and properties that return an exception, for
+        # `raise make_error(...)`, `raise self.parse_error(...)`, `raise self.dead_error`
         self.factories: dict[str, tuple[HelperFact, FileFacts]] = {}
         for facts in files:
             for factory in facts.factories:
+                self.factories[f"{facts.module}.{factory.qualname}"] = (factory, facts)
                 if not factory.is_method:
-                    self.factories[f"{facts.module}.{factory.qualname}"] = (factory, facts)
                     self.toplevel.setdefault(facts.module, set()).add(
                         factory.qualname.split(".")[0]
                     )
@@ -64,19 +77,24 @@ class Linker(Names):
     def _finish(
         self, raw: RawSite, facts: FileFacts, ordinals: Counter[tuple[str, str, str, str]]
     ) -> ErrorSite:
-        qualname = self.resolve(raw.exception, facts)
-        name = raw.exception
-        factory = self.factories.get(qualname) if raw.kind == "raise" else None
+        written = self.resolve(raw.exception, facts)
+        found = self.factories.get(written) if raw.kind == "raise" else None
+        factory = found if found is not None and not found[0].is_method else None
         message: Message | None
         if factory is not None and factory[0].message is not None:
-            # raise make_error(...): the exception and the text the factory returns
+            # raise make_error(...): the text the factory returns; explain reads its class
             made, made_in = factory
-            name, qualname = made.exception, self.resolve(made.exception, made_in)
             message = replace(_fill(made, factory[0].message, raw.args), source="factory")
+            written = self.resolve(made.exception, made_in)
         else:
-            message = self._class_message(raw, qualname)
+            message = self._class_message(raw, written)
             if message is None:
-                message = self._own_message(raw, qualname) if raw.args else raw.message
+                message = self._own_message(raw, written) if raw.args else raw.message
+        self.written.append(written)
+        if raw.raised is None:  # an assert, a helper's call: `exception` names the class
+            name, qualname = self._one_class((raw.exception,), facts)
+        else:
+            name, qualname = self._raised_class(raw.raised, raw.owner_class, facts)
         bases = self.ancestors(qualname) if qualname in self.classes else ()
         text = "" if message is None else message.text
         key = (raw.location.file, raw.location.function, raw.exception, text)
@@ -106,6 +124,150 @@ class Linker(Names):
             variant=raw.variant,
             unreachable=raw.unreachable,
         )
+
+    # -- the class raised ---------------------------------------------------------------
+
+    def _raised_class(self, raised: Raised, owner: str | None, facts: FileFacts) -> tuple[str, str]:
+        """(name as written, qualified name) of the class a raise raises: the class it
+        names, what the factory it calls returns, the class whose classmethod it calls;
+        BaseException when none of these is known."""
+        if raised.maker is None:
+            return self._one_class(raised.classes, facts)
+        found = self._factory(raised.maker, owner, facts)
+        if found is not None:
+            made, made_in = found
+            passed = _class_passed(made, raised)
+            if passed is None:  # the factory's own class, or its default one
+                return self._one_class((made.exception, *made.also), made_in)
+            return self._one_class((passed,), facts)
+        held = self._member_class(raised.maker, owner, facts)
+        if held is not None:  # `self._error_cls(...)`, `raise self._exception`: annotated
+            return held
+        qualname = self.resolve(raised.maker, facts)
+        stdlib = self._stdlib(qualname) and qualname.lower().endswith("error")
+        if qualname in self.classes or stdlib:
+            # a class named in lower case: the tree's, or the standard library's error
+            # (`socket.gaierror`, `os.error`), which no function of it returns to raise
+            return self._one_class((raised.maker,), facts)
+        head, dot, _ = raised.maker.rpartition(".")
+        own = head.split(".")[0] in ("self", "cls")
+        if dot and not own and (class_like(head) or self.resolve(head, facts) in self.classes):
+            return self._one_class((head,), facts)  # `Cls.from_x(...)`: a constructor
+        return _ANY
+
+    def _stdlib(self, qualname: str) -> bool:
+        """Whether a qualified name is of the standard library (a module of the tree of
+        the same name would shadow it)."""
+        top, dot, _ = qualname.partition(".")
+        return bool(dot) and top in _STDLIB and top not in self.tops
+
+    def _factory(
+        self, maker: str, owner: str | None, facts: FileFacts
+    ) -> tuple[HelperFact, FileFacts] | None:
+        """The factory `maker` calls or reads: a function, or a method or property of the
+        raise's own class (or its bases), or of a class an attribute's annotation names
+        (`self.engine_client.dead_error`)."""
+        head, _, rest = maker.partition(".")
+        if head not in ("self", "cls") or not rest:
+            found = self.factories.get(self.resolve(maker, facts))
+            prefix, dot, method = maker.rpartition(".")
+            if found is None and dot:  # `Cls.from_x` of a class imported from a re-export
+                found = self.factories.get(f"{self.resolve(prefix, facts)}.{method}")
+            return found
+        *attrs, method = rest.split(".")
+        cls = self._attribute_class(owner, attrs, facts)
+        for ancestor in () if cls is None else (cls, *self.ancestors(cls)):
+            found = self.factories.get(f"{ancestor}.{method}")
+            if found is not None:
+                return found
+        return None
+
+    def _member_class(
+        self, maker: str, owner: str | None, facts: FileFacts
+    ) -> tuple[str, str] | None:
+        """The class an attribute of the raise's own class holds or is an instance of,
+        by its annotation (`self._error_cls: type[E]`, `self.error: E | None`)."""
+        head, _, rest = maker.partition(".")
+        if head not in ("self", "cls") or not rest:
+            return None
+        *attrs, last = rest.split(".")
+        cls = self._attribute_class(owner, attrs, facts)
+        step = None if cls is None else self.member(cls, last)
+        if step is None or step[1].type is None:
+            return None
+        written = held_class(step[1].type)
+        return None if written is None else self._one_class((written,), step[0].file)
+
+    def _attribute_class(self, owner: str | None, attrs: list[str], facts: FileFacts) -> str | None:
+        """The class `self.a.b` is, for `attrs` ["a", "b"] read in a method of `owner`,
+        through each attribute's annotation; None where one is not known."""
+        cls: str | None = None if owner is None else f"{facts.module}.{owner}"
+        for attr in attrs:
+            step = None if cls is None else self.member(cls, attr)
+            if step is None or step[1].type is None:
+                return None
+            cls = self.type_class(step[1].type, step[0].file)
+        return cls
+
+    def _one_class(self, written: tuple[str, ...], facts: FileFacts) -> tuple[str, str]:
+        """(name, qualified name) of one class for the classes written in `facts`' module:
+        the one, or the nearest common base of several (see `_common_base`); what is not
+        a class's name (a constant, a variable) left out, BaseException when none is."""
+        known: dict[str, str] = {}  # qualified name -> as written
+        for name in written:
+            qualname = self.resolve(name, facts)
+            if qualname in self.classes or class_like(name) or self._stdlib(qualname):
+                known.setdefault(qualname, name)
+        if not known:
+            return _ANY
+        base = self._common_base(list(known))
+        return known.get(base, base.rpartition(".")[2]), base
+
+    def _common_base(self, qualnames: list[str]) -> str:
+        """The nearest class every one of `qualnames` derives from, as far as it is known.
+
+        The rule: each class's line of ancestry, nearest first, is known for builtins
+        (Python's own) and for the tree's classes up to where their bases leave the tree.
+        The first class of the first one's line that is on every other line is the
+        common base: `(TypeError, ValueError)` is Exception, `(Exception,
+        KeyboardInterrupt)` BaseException, two subclasses of one HfHubHTTPError that.
+        A class outside the tree (`pa.ArrowInvalid`) may have any base above it, so a
+        builtin missing from such a class's known line decides nothing (the tree's
+        classes are never its bases): then, and when the lines meet nowhere known, the
+        class is the first one the code names, what the handler catches first.
+        """
+        if len(qualnames) == 1:
+            return qualnames[0]
+        lines = [self._lineage(q) for q in qualnames]
+        first, _ = lines[0]
+        for candidate in first:
+            if all(candidate in line for line, _ in lines[1:]):
+                return candidate
+            if candidate not in self.classes and any(
+                not whole and candidate not in line for line, whole in lines[1:]
+            ):
+                break
+        return qualnames[0]
+
+    def _lineage(self, qualname: str) -> tuple[tuple[str, ...], bool]:
+        """A class and its ancestors as far as they are known, nearest first, and whether
+        that is all of them (every base is a builtin or a class of the tree)."""
+        builtin = _builtin_lineage(qualname)
+        if builtin is not None:
+            return builtin, True
+        if qualname not in self.classes:
+            return (qualname,), False
+        out = [qualname]
+        whole = True
+        for ancestor in self.ancestors(qualname):
+            above = _builtin_lineage(ancestor)
+            if above is not None:
+                out.extend(above)
+            elif ancestor in self.classes:
+                out.append(ancestor)
+            else:
+                whole = False
+        return tuple(dict.fromkeys(out)), whole
 
     def _class_message(self, raw: RawSite, qualname: str) -> Message | None:
         """The text the codebase's own exception class makes of the raise's arguments,
@@ -330,6 +492,30 @@ class Linker(Names):
                 owner_class=call.owner_class,
                 open_chains=call.open_chains,
             )
+
+
+def _builtin_lineage(qualname: str) -> tuple[str, ...] | None:
+    """A builtin exception class and its bases (`builtins.OSError`, ...), or None."""
+    module, _, name = qualname.rpartition(".")
+    cls = getattr(builtins, name, None) if module == "builtins" else None
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        return None
+    return tuple(f"builtins.{k.__name__}" for k in cls.__mro__[:-1])  # `object` left out
+
+
+def _class_passed(factory: HelperFact, raised: Raised) -> str | None:
+    """The class a call hands a factory for its class parameter, as written; "" for
+    something that is not a name; None when it hands none."""
+    param = factory.class_param
+    if param is None:
+        return None
+    for keyword, value in raised.keywords:
+        if keyword == param:
+            return value or ""
+    index = factory.params.index(param) if param in factory.params else len(raised.args)
+    if index < len(raised.args):
+        return raised.args[index] or ""
+    return None
 
 
 def _fill(helper: HelperFact, template: Message, args: tuple[ArgFact, ...]) -> Message:

@@ -107,6 +107,29 @@ class Names:
         return None
 
 
+_CLASS_NAME = re.compile(r"_*[A-Z]\w*")
+
+
+def class_like(written: str) -> bool:
+    """Whether a (dotted) name reads as a class: its last part in CapWords after any
+    leading underscores (`ValueError`, `errors._Private`), not a constant in capitals
+    (`RETRYABLE`)."""
+    last = written.rpartition(".")[2]
+    return bool(_CLASS_NAME.fullmatch(last)) and not (last.isupper() and len(last) > 1)
+
+
+_TYPE_OF = re.compile(r"^(?:\w+\.)?[Tt]ype\[(.+)\](?:\s*\|\s*None)?$")
+
+
+def held_class(annotation: str) -> str | None:
+    """The class of what a name annotated so holds, or is: `E`, `E | None`, `type[E]`."""
+    name = annotated_class(annotation)
+    if name is None:
+        inner = _TYPE_OF.match(annotation.strip().strip("'\""))
+        name = None if inner is None else annotated_class(inner.group(1))
+    return name if name is not None and class_like(name) else None
+
+
 _NONE_UNION = re.compile(r"^\s*(?:None\s*\|\s*)?['\"]?([A-Za-z_][\w.]*)['\"]?(?:\s*\|\s*None)?\s*$")
 _OPTIONAL = re.compile(r"^(?:\w+\.)?Optional\[\s*['\"]?([A-Za-z_][\w.]*)['\"]?\s*\]$")
 

@@ -168,8 +168,10 @@ def _link(
         return outcome if isinstance(outcome, FileFacts) else None
 
     linker = Linker(snapshot.package, facts, revisit)
+    sites = tuple(linker.sites())
     return Extraction(
-        sites=tuple(linker.sites()),
+        sites=sites,
+        written=tuple(linker.written),
         facts=tuple(facts),
         tests=(),
         files=total + len(tree.unreadable),

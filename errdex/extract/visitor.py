@@ -28,6 +28,7 @@ from errdex.extract.facts import (
     HelperFact,
     MemberFact,
     OpenChain,
+    Raised,
     RawSite,
 )
 from errdex.extract.files import is_package_init
@@ -48,6 +49,7 @@ from errdex.extract.members import (
     init_signature,
     module_constants,
 )
+from errdex.extract.names import class_like, held_class
 from errdex.extract.reach import Step, unreachable
 from errdex.extract.render import source_renderer
 from errdex.extract.syntax import dotted_parts
@@ -129,12 +131,14 @@ class Scope:
     defaults: dict[str, ast.expr] = field(default_factory=dict)
     node: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     parent: Scope | None = None
-    handlers: list[tuple[str | None, str]] = field(default_factory=list)  # (as-name, types)
+    # the handlers the walk is in: (as-name, types as written, each class of them)
+    handlers: list[tuple[str | None, str, tuple[str, ...]]] = field(default_factory=list)
     param_docs: dict[str, str] | None = None
     # what each local name was last assigned, as far as the walk has gone, and whether
     # it is a loop's target (an item of the expression) rather than the value itself
     assigned: dict[str, tuple[ast.expr, bool]] = field(default_factory=dict)
     earlier: dict[str, list[tuple[ast.expr, bool]]] = field(default_factory=dict)  # overwritten
+    annotations: dict[str, ast.expr] = field(default_factory=dict)  # `x: T = ...` of locals
 
 
 @dataclass(slots=True)
@@ -198,8 +202,9 @@ class FileVisitor:
         self.classes: list[ClassFact] = []
         self.helpers: list[HelperFact] = []
         self.factories: list[HelperFact] = []
-        # per function: the exceptions its `return` statements build, None for any other
-        self.returned: dict[str, list[tuple[str, Message | None] | None]] = {}
+        # per function, each `return`: the exception it builds with its message (None for
+        # any other), what raising its value would raise, and the value
+        self.returned: dict[str, list[_Returned]] = {}
         self.imports: dict[str, str] = {}
         self.stars: list[str] = []
         self.constants: dict[str, MemberFact] = {}
@@ -510,7 +515,7 @@ class FileVisitor:
                 block,
                 self.guard_info("except", handler, False, handler.lineno, "except", raiser),
             )
-            scope.handlers.append((handler.name, types))
+            scope.handlers.append((handler.name, types, _handler_classes(handler.type)))
             try:
                 if not self.walk(handler.body, inner, scope):
                     envs.append(inner.env)
@@ -601,6 +606,8 @@ class FileVisitor:
         if node.value is not None:
             for target in targets:
                 _note_assigned(scope, target, node.value, loop=False)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and scope.node:
+            scope.annotations[node.target.id] = node.annotation
         for target in targets:
             if isinstance(target, ast.Name):
                 value = node.value
@@ -642,7 +649,8 @@ class FileVisitor:
                 builder = TemplateBuilder(block.env, render=self.render)
                 message = None if message_node is None else builder.build(message_node)
                 made = (name, message)
-        self.returned.setdefault(scope.qualname, []).append(made)
+        raised = _UNKNOWN if value is None else self._raised(value, scope)
+        self.returned.setdefault(scope.qualname, []).append((made, raised, value))
 
     def visit_Continue(self, node: ast.Continue | ast.Break, block: _Block, scope: Scope) -> None:
         return None
@@ -657,21 +665,25 @@ class FileVisitor:
         exc = node.exc
         call_args: list[ast.expr] = []
         call_keywords: list[ast.keyword] = []
+        # `exception` is the raise as written (what the id is of); `raised`, the class
         if exc is None:
             kind = "reraise"
             exception = scope.handlers[-1][1] if scope.handlers else "BaseException"
+            raised = Raised(classes=scope.handlers[-1][2] if scope.handlers else ())
         elif isinstance(exc, ast.Call):
             exception = dotted(exc.func)
             call_args, call_keywords = exc.args, exc.keywords
             built = _built_by_factory(exc)
             if built is not None:  # raise make_error(SomeError, message, ...)
                 exception, call_args = built, exc.args[1:]
+            raised = self._raised(exc, scope)
         else:
             exception = dotted(exc)
-            for as_name, types in reversed(scope.handlers):
+            for as_name, types, _ in reversed(scope.handlers):
                 if as_name is not None and as_name == exception:
                     exception = types
                     break
+            raised = self._raised(exc, scope)
         message_node = _message_argument(call_args, call_keywords)
         own_class = exception.split(".")[-1] not in BUILTIN_NAMES
         self._emit(
@@ -685,6 +697,7 @@ class FileVisitor:
             scope,
             (),
             cause,
+            raised,
         )
 
     def visit_Assert(self, node: ast.Assert, block: _Block, scope: Scope) -> None:
@@ -710,6 +723,7 @@ class FileVisitor:
         scope: Scope,
         extra: tuple[GuardInfo, ...],
         cause: str | None,
+        raised: Raised | None = None,
     ) -> None:
         hole_names: list[NameRef] = []
         builder = TemplateBuilder(
@@ -748,6 +762,7 @@ class FileVisitor:
                     variant=note,
                     unreachable=dead,
                     open_chains=tuple(resolved.chains.values()),
+                    raised=raised,
                 )
             )
 
@@ -956,15 +971,141 @@ class FileVisitor:
                             scope.param_docs[param.arg_name] = clean_doc(param.description)
         return scope.param_docs.get(name)
 
+    # -- what a raise raises -----------------------------------------------------------
+
+    def _raised(self, node: ast.expr, scope: Scope, depth: int = 0) -> Raised:
+        """What raising `node` raises, as far as this file tells (see `Raised`)."""
+        rule = _RAISED_RULES.get(type(node).__name__)
+        if rule is None or depth > _MAX_LOCAL_DEPTH:
+            return _UNKNOWN  # a subscript, an attribute of a call, ...: known at run time
+        return rule(self, node, scope, depth)
+
+    def _raised_call(self, node: ast.Call, scope: Scope, depth: int) -> Raised:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("with_traceback", "__class__"):
+            return self._raised(func.value, scope, depth + 1)  # e's class, or e itself
+        match func:
+            case ast.Call(func=ast.Name(id="type"), args=[of], keywords=[]):
+                return self._raised(of, scope, depth + 1)  # `type(e)(...)`: e's class
+        if not isinstance(func, ast.Name | ast.Attribute):
+            return _UNKNOWN
+        built = _built_by_factory(node)
+        if built is not None:
+            return Raised(classes=(built,))
+        if isinstance(func, ast.Name):
+            held = self._variable(func.id, scope, depth)
+            if held is not None:  # `error(...)` of a parameter `error: type[E]`, ...
+                return held
+        written = dotted(func)
+        if class_like(written) and not written.startswith(("self.", "cls.")):
+            return Raised(classes=(written,))
+        return Raised(
+            maker=written,
+            args=tuple(self._class_argument(a, scope, depth) for a in node.args),
+            keywords=tuple(
+                (k.arg, self._class_argument(k.value, scope, depth)) for k in node.keywords if k.arg
+            ),
+        )
+
+    def _class_argument(self, node: ast.expr, scope: Scope, depth: int) -> str | None:
+        """An argument as a factory that takes a class reads it: the class a variable
+        holds (`exception: type[ParseError]`), else the name written, else None."""
+        if isinstance(node, ast.Name):
+            held = self._variable(node.id, scope, depth + 1)
+            if held is not None and len(held.classes) == 1 and held.maker is None:
+                return held.classes[0]
+        return _simple(node)
+
+    def _raised_name(self, node: ast.Name, scope: Scope, depth: int) -> Raised:
+        held = self._variable(node.id, scope, depth)
+        if held is not None:
+            return held
+        return Raised(classes=(node.id,)) if class_like(node.id) else _UNKNOWN
+
+    def _raised_attribute(self, node: ast.Attribute, scope: Scope, depth: int) -> Raised:
+        written = dotted(node)
+        if class_like(written) and not written.startswith(("self.", "cls.")):
+            return Raised(classes=(written,))
+        return Raised(maker=written)  # a property that returns one, or an attribute
+
+    def _raised_ifexp(self, node: ast.IfExp, scope: Scope, depth: int) -> Raised:
+        body = self._raised(node.body, scope, depth + 1)
+        orelse = self._raised(node.orelse, scope, depth + 1)
+        if not (body.classes and orelse.classes) or body.maker or orelse.maker:
+            return _UNKNOWN
+        return Raised(classes=tuple(dict.fromkeys((*body.classes, *orelse.classes))))
+
+    def _variable(self, name: str, scope: Scope, depth: int) -> Raised | None:
+        """What a name of the function holds, as a raise reads it: the owner class for
+        `self` and `cls`, the classes of an `except ... as name`, what it was assigned,
+        a parameter's class default, its annotation (`type[E]` too). None when the name
+        is not the function's own."""
+        if name in ("self", "cls"):
+            owner = self._owner(scope)
+            return None if owner is None else Raised(classes=(owner,))
+        for as_name, _, classes in reversed(scope.handlers):
+            if as_name == name:
+                return Raised(classes=classes)
+        value = _value_of(scope, name)
+        if value is not None:
+            held = self._raised(value, scope, depth + 1)
+            if held.classes or held.maker:
+                return held
+        declared = _declared(scope, name)
+        if declared is None:
+            return None if _assigned_in(scope, name) is None else _UNKNOWN
+        # a parameter's class default (a call that passes none raises it, as a factory's
+        # does), which is nearer than its annotation (`type[Exception] = ConnectorError`)
+        default, annotation = declared
+        if isinstance(default, ast.Name | ast.Attribute) and class_like(dotted(default)):
+            return Raised(classes=(dotted(default),))
+        cls = None if annotation is None else held_class(self.render(annotation))
+        return _UNKNOWN if cls is None else Raised(classes=(cls,))
+
     # -- helpers ------------------------------------------------------------------------
 
     def _maybe_factory(self, scope: Scope, is_method: bool) -> None:
-        """Record the function as a factory when its one `return` builds an exception
-        whose message we read."""
+        """Record the function as a factory when what it returns is an exception: every
+        `return` builds one (one class, or several), or its annotation names one. Its
+        message is that of its one return, when that builds the exception in place."""
         returned = self.returned.pop(scope.qualname, [])
-        if len(returned) != 1 or returned[0] is None or returned[0][1] is None:
+        node = scope.node
+        annotation = None
+        if node is not None and node.returns is not None:
+            annotation = held_class(self.render(node.returns))
+            if annotation is not None and annotation.rpartition(".")[2] == "Self":
+                annotation = self._owner(scope)
+        class_defaults = {
+            name: dotted(default)
+            for name, default in scope.defaults.items()
+            if isinstance(default, ast.Name | ast.Attribute) and class_like(dotted(default))
+        }
+        classes: list[str] = []
+        class_param = None
+        every = bool(returned)  # every return builds a class we can name
+        for _, raised, value in returned:
+            passed = _passes_on(value, class_defaults)
+            if passed is not None:  # `return exception(...)`, `return make(exception, ...)`
+                class_param = passed
+                classes.append(class_defaults[passed])
+            elif raised.classes and raised.maker is None:
+                classes.extend(raised.classes)
+            else:
+                every = False
+        classes = list(dict.fromkeys(classes))
+        also: tuple[str, ...] = ()
+        if every and len(classes) == 1:
+            exception = classes[0]
+        elif annotation is not None and self._exception_class(annotation):
+            exception = annotation  # `-> TextGenerationError` over its returns' classes
+        elif every and classes:
+            exception, also = classes[0], tuple(classes[1:])
+        else:
             return
-        exception, message = returned[0]
+        if not any(self._exception_class(c) for c in (exception, *also)):
+            return  # a function returning some other object: never raised
+        made = returned[0][0] if len(returned) == 1 else None
+        message = made[1] if made is not None and made[0] == exception else None
         params = tuple(scope.params)[1:] if is_method else tuple(scope.params)
         self.factories.append(
             HelperFact(
@@ -973,8 +1114,22 @@ class FileVisitor:
                 message=message,
                 params=params,
                 is_method=is_method,
+                class_param=class_param,
+                also=also,
             )
         )
+
+    def _exception_class(self, name: str) -> bool:
+        """Whether a class this file names reads as an exception: by its name
+        (`SomeError`, `Exception`), or by the module it is from (`errors`,
+        `web_exceptions`: `HTTPFound`). What else a factory returns is never raised, so
+        a factory of it is not kept."""
+        if _exception_like(name):
+            return True
+        head, dot, rest = name.partition(".")
+        target = self.imports.get(head)
+        qualified = f"{self.module}.{name}" if target is None else target + dot + rest
+        return any(_ERRORS_MODULE.search(part) for part in qualified.split(".")[:-1])
 
     def _maybe_helper(
         self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, is_method: bool
@@ -1101,6 +1256,7 @@ def _arguments(
 
 
 _EXCEPTION_NAME = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)")
+_ERRORS_MODULE = re.compile(r"(?:^|_)(?:errors?|exceptions?)(?:_|$)")
 
 
 def _built_by_factory(call: ast.Call) -> str | None:
@@ -1114,6 +1270,40 @@ def _built_by_factory(call: ast.Call) -> str | None:
         written = dotted(first)
         if _EXCEPTION_NAME.fullmatch(written.rpartition(".")[2]):
             return written
+    return None
+
+
+# what a return or raise gives: (exception built and its message, or None; what raising
+# its value raises; the value)
+_Returned = tuple[tuple[str, Message | None] | None, Raised, ast.expr | None]
+_UNKNOWN = Raised()
+
+
+def _handler_classes(types: ast.expr | None) -> tuple[str, ...]:
+    """The classes an `except` catches, as written: each of a tuple's."""
+    if types is None:
+        return ("BaseException",)
+    items = types.elts if isinstance(types, ast.Tuple) else [types]
+    return tuple(dotted(item) for item in items)
+
+
+def _exception_like(name: str) -> bool:
+    """Whether a class name reads as an exception's: `SomeError`, `Exception`, ..."""
+    last = name.rpartition(".")[2]
+    if _EXCEPTION_NAME.fullmatch(last):
+        return True
+    builtin = getattr(builtins, last, None)
+    return isinstance(builtin, type) and issubclass(builtin, BaseException)
+
+
+def _passes_on(value: ast.expr | None, params: dict[str, str]) -> str | None:
+    """The parameter of `params` a returned call calls or hands on, if any."""
+    if not isinstance(value, ast.Call):
+        return None
+    handed = [value.func, *value.args, *(k.value for k in value.keywords)]
+    for node in handed:
+        if isinstance(node, ast.Name) and node.id in params:
+            return node.id
     return None
 
 
@@ -1144,6 +1334,13 @@ class Resolved:
         return tuple((attr, expr) for expr, attr in self.attrs.items())
 
 
+_RAISED_RULES: dict[str, Callable[[FileVisitor, Any, Scope, int], Raised]] = {
+    "Call": FileVisitor._raised_call,
+    "Name": FileVisitor._raised_name,
+    "Attribute": FileVisitor._raised_attribute,
+    "IfExp": FileVisitor._raised_ifexp,
+}
+
 _REF_RULES = {
     "self": FileVisitor._resolve_self,
     "name": FileVisitor._resolve_name,
@@ -1164,6 +1361,20 @@ def _assigned_in(scope: Scope, name: str) -> tuple[ast.expr, bool] | None:
     return None
 
 
+def _value_of(scope: Scope, name: str) -> ast.expr | None:
+    """What `name` was last assigned, in the function being walked or one enclosing it:
+    not an item of a loop (a name bound by unpacking has its own part of the value)."""
+    current: Scope | None = scope
+    while current is not None and current.node is not None:
+        if name in current.assigned:
+            value, loop = current.assigned[name]
+            return None if loop else value
+        if name in current.params:
+            return None
+        current = current.parent
+    return None
+
+
 def _earlier_in(scope: Scope, name: str) -> list[tuple[ast.expr, bool]]:
     """What `name` was assigned before its last assignment, latest first."""
     current: Scope | None = scope
@@ -1172,6 +1383,21 @@ def _earlier_in(scope: Scope, name: str) -> list[tuple[ast.expr, bool]]:
             return current.earlier.get(name, [])
         current = current.parent
     return []
+
+
+def _declared(scope: Scope, name: str) -> tuple[ast.expr | None, ast.expr | None] | None:
+    """(default, annotation) of a parameter or an annotated local `name` of the function
+    being walked or one enclosing it; None when it is neither."""
+    current: Scope | None = scope
+    while current is not None and current.node is not None:
+        if name in current.params:
+            return current.defaults.get(name), current.params[name].annotation
+        if name in current.annotations:
+            return None, current.annotations[name]
+        if name in current.assigned:
+            return None
+        current = current.parent
+    return None
 
 
 def _note_assigned(scope: Scope, target: ast.expr, value: ast.expr, *, loop: bool) -> None:

@@ -75,7 +75,7 @@ class Site:
     id: str
     package: str  # canonical name
     package_display: str  # as the store spells it
-    exception: str  # as written at the raise
+    exception: str  # the class raised, as the code writes it (ExceptionRef.name)
     exception_names: frozenset[str]  # its class, aliases and known bases (last components)
     qualnames: frozenset[str]  # the same, qualified (`requests.exceptions.InvalidSchema`)
     text: str | None  # message.text of the record
