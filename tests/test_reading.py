@@ -454,3 +454,23 @@ def test_a_test_by_a_private_function_is_not_named_in_a_fix(tmp_path: Path) -> N
     )
     fixes = body(find(sites, "not an integer: {raw}")).solutions
     assert not any("_is_integer" in s for s in fixes)
+
+
+def test_a_missing_private_part_of_the_build_is_not_named_in_the_fix(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "fast/__init__.py": "",
+            "fast/parser.py": """
+                def native():
+                    try:
+                        import fast._native as native
+                    except ImportError as exc:
+                        raise RuntimeError("the native parser is not built") from exc
+                    return native
+            """,
+        },
+    )
+    prose = body(sites["the native parser is not built"])
+    assert "`fast._native`" in prose.what_it_means
+    assert prose.solutions and not any("_native" in s for s in prose.solutions)

@@ -893,13 +893,21 @@ def _dependencies(
         return out
     package = context.package
     for module in needed.own:
-        text = (
-            f"Install the optional dependency that `{module}` imports, or reinstall {package}"
-            f" if `{module}` itself is missing (a part of it this build lacks)"
-            if needed.imported
-            else f"Install {package} itself (`pip install -e .` in a source tree): the check"
-            f" finds no installed `{module}`"
-        )
+        if private_name(module):  # `pkg._native`: a part of the build, named by the meaning
+            text = (
+                f"Install the optional dependency this part of {package} imports, or reinstall"
+                f" {package} if the part itself is missing (a build without it)"
+            )
+        elif needed.imported:
+            text = (
+                f"Install the optional dependency that `{module}` imports, or reinstall"
+                f" {package} if `{module}` itself is missing (a part of it this build lacks)"
+            )
+        else:
+            text = (
+                f"Install {package} itself (`pip install -e .` in a source tree): the check"
+                f" finds no installed `{module}`"
+            )
         out.append(Fix(text=text, kind="dependency"))
     for expr in needed.given:
         named = "the module it imports" if private_name(expr) else f"the module that `{expr}` names"
