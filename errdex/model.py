@@ -131,7 +131,9 @@ class Guard:
     # exception being handled ("parse_url(url)")
     raised_by: str | None = None
     # the condition as a tree (errdex.expr), what later stages read: the test itself; for
-    # `for` and `loop-exhausted`, `target in iter` as a Membership; for `except`, the
+    # `for` and `loop-exhausted`, `target in iter` as a Membership (a loop that returns
+    # from one `if test:` is exhausted when `any(test for target in iter)` is false: that
+    # call, negated); for `except`, the
     # types caught. None where the test is not an expression (`with`, `try`, `case`).
     tree: Expr | None = field(default=None, compare=False)
     # `raised_by` as a tree, what later stages read; None when `raised_by` is None or is
