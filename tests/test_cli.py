@@ -247,3 +247,34 @@ def test_show_says_what_holds_when_the_error_fires(tmp_path: Path) -> None:
     # the early return not taken: its negation; the assert: what it asserts, failing
     assert when(asserted)[:2] == ["early-exit n >= 0 (line 3)", "assert not ready fails (line 5)"]
     assert when(raised)[0] == "early-exit n >= 0 (line 3)"
+
+
+def test_a_mistyped_command_names_the_one_meant(db: Path) -> None:
+    done = errdex("indx", "pkg", db=db)
+    assert done.returncode == 2
+    assert "No such command 'indx'. Did you mean 'index'?" in done.stderr
+
+
+def test_match_with_no_text_is_a_usage_error(db: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "errdex", "match"],
+        input="",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ERRDEX_DB": str(db), "NO_COLOR": "1"},
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "no text to match" in done.stderr
+
+
+def test_match_in_a_package_not_indexed_names_the_indexed_ones(db: Path) -> None:
+    done = errdex("match", "n must be non-negative, got -1", "--package", "nosuch", db=db)
+    assert done.returncode == 1
+    assert "nosuch is not indexed; indexed packages: pkg" in done.stderr
+
+
+def test_a_bare_project_name_as_source_suggests_pypi_and_installed(tmp_path: Path) -> None:
+    done = errdex("index", "requests", db=tmp_path / "errdex.sqlite")
+    assert done.returncode == 1
+    assert "write pypi:requests" in done.stderr and "installed:requests" in done.stderr

@@ -55,6 +55,19 @@ class _Group(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A mistyped command names the one it is closest to (`indx`: `index`)."""
+        name = args[0] if args else ""
+        if args and name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+            if close:
+                ctx.fail(f"No such command {name!r}. Did you mean {close[0]!r}?")
+        return super().resolve_command(ctx, args)
+
 
 @click.group(
     cls=_Group,

@@ -46,7 +46,7 @@ def list_errors(
 ) -> None:
     """List indexed errors."""
     with errors_explained(), store_at(db) as store:
-        _check_indexed(store, package, version)
+        check_indexed(store, package, version)
         filters = (package, version, exception, file, limit)
         if as_json:  # streamed as stored: codec's text, not parsed and written again
             write_json_utf8_array(_json_texts(store, *filters))
@@ -104,7 +104,7 @@ def _json_texts(
     )
 
 
-def _check_indexed(store: Store, package: str | None, version: str | None) -> None:
+def check_indexed(store: Store, package: str | None, version: str | None) -> None:
     """Fail, naming what is indexed, when the package or version asked for is not."""
     snapshots = store.snapshots()
     if not snapshots:

@@ -17,6 +17,7 @@ from errdex.cli.console import (
     store_at,
     write_json,
 )
+from errdex.cli.lookup import check_indexed
 from errdex.markup import printable
 from errdex.model import Match, MatchResult
 from errdex.names import canonical as canonicalize_name
@@ -65,7 +66,12 @@ def match(
         raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     else:
         raw = text
+    if not raw.strip():
+        raise click.UsageError("no text to match: give TEXT, --file PATH, or pipe it in")
     with errors_explained(), store_at(db) as store:
+        if package is not None:  # as `list` does: name what is indexed instead
+            wanted, _, version = package.partition("==")
+            check_indexed(store, wanted, version or None)
         name = None if package is None else canonicalize_name(package.partition("==")[0])
         result = Matcher(store, package=name).match(raw, package=package, limit=limit)
     if as_json:

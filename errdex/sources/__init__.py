@@ -115,7 +115,16 @@ def resolve(
         return _from_git(spec, head, rev, cache)
     if path.exists():
         raise SourceError(f"SOURCE {spec!r} is a file, not a directory; {HINT}")
+    if _PROJECT_NAME.fullmatch(text):  # `errdex index requests`: a project's name
+        raise NotFoundError(
+            f"no such directory {text!r}; for the release on PyPI write pypi:{text}, for the"
+            f" copy installed here installed:{text}"
+        )
     raise NotFoundError(f"no such directory {text!r}; {HINT}")
+
+
+# A bare project name as PyPI allows it (PEP 508): what a user means by `index requests`.
+_PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:==[\w.!+-]+)?")
 
 
 def pypi_versions(name: str) -> list[str]:
