@@ -532,7 +532,8 @@ def _call(node: Call, inputs: Inputs, holds: bool) -> Clause:
     argument = node.args[0] if len(node.args) == 1 and not node.keywords else None
     subject = None if argument is None or name in _CONVERSIONS else _subject(argument, inputs)
     private = any(_private(sub) for sub in node.func.walk())  # a fix never names it
-    if subject is None or subject.kind != "parameter" or private:  # state: by its knobs
+    own = _root(node.func) in ("self", "cls")  # the object's own test of what it was handed
+    if subject is None or subject.kind != "parameter" or private or own:
         return Clause(text=node.said(holds), call=name)  # "`f(x)` returns true"
     # `is_collection(only)`: a test of one input, which the fix asks to pass
     shown, wanted = code(argument), "false" if holds else "true"  # type: ignore[arg-type]
