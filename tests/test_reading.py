@@ -474,3 +474,69 @@ def test_a_missing_private_part_of_the_build_is_not_named_in_the_fix(tmp_path: P
     prose = body(sites["the native parser is not built"])
     assert "`fast._native`" in prose.what_it_means
     assert prose.solutions and not any("_native" in s for s in prose.solutions)
+
+
+def test_an_import_that_fell_back_to_none_is_a_missing_dependency(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pyproject.toml": """
+                [project]
+                name = "core"
+                version = "1.0"
+                [project.optional-dependencies]
+                asyncio = ["anyio>=4,<5"]
+            """,
+            "core/__init__.py": "",
+            "core/sync.py": """
+                try:
+                    import anyio
+                except ImportError:
+                    anyio = None
+
+                def library(environment):
+                    if environment == "asyncio" and anyio is None:
+                        raise RuntimeError("Running with asyncio requires anyio.")
+                    return environment
+
+                def size(queue):
+                    if queue is None:
+                        raise ValueError("no queue was given")
+            """,
+        },
+    )
+    prose = body(sites["Running with asyncio requires anyio."])
+    assert "bug" not in prose.what_it_means and "`anyio`" in prose.what_it_means
+    assert any("pip install 'core[asyncio]'" in s for s in prose.solutions)
+    # a parameter that is None is no import
+    assert not any("install" in s.lower() for s in body(sites["no queue was given"]).solutions)
+
+
+def test_raising_the_caught_exception_again_passes_it_on(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "conn/__init__.py": "",
+            "conn/http.py": """
+                def send(request, release):
+                    try:
+                        return request.send()
+                    except BaseException as exc:
+                        release()
+                        raise exc
+
+                def wrapped(request):
+                    try:
+                        return request.send()
+                    except OSError as exc:
+                        exc = RuntimeError(str(exc))
+                        raise exc
+            """,
+        },
+    )
+    again = next(s for s in sites.values() if s.location.function == "send")
+    assert again.kind == "reraise"
+    assert "passes on whatever `request.send()` raised, unchanged" in body(again).what_it_means
+    # a name bound anew in the handler is another exception
+    other = next(s for s in sites.values() if s.location.function == "wrapped")
+    assert other.kind == "raise"

@@ -122,6 +122,10 @@ def needs(
                 named += [_module_of(calls[0], analysis)] if calls else []
         elif guard.kind in _CONDITIONS and guard.tree is not None:
             early = guard.kind == "early-exit"  # an earlier check not taken
+            if qualify is not None and not early:
+                for fallback in _fallen_back(guard.tree, not guard.negated, analysis, qualify):
+                    imported = True  # `anyio = None` in the handler of `import anyio`
+                    named.append((fallback, None))
             for call, missing in _calls(guard.tree, not guard.negated):
                 name = call.name
                 metadata = name in _METADATA and _is_metadata(call, qualify)
@@ -180,6 +184,46 @@ def _failed_import(guard: Guard, analysis: Analysis) -> _Named | None:
     calls = [] if guard.raised_by_tree is None else list(_walk_calls(guard.raised_by_tree))
     importing = [c for c in calls if c.name in _IMPORTERS]
     return _module_of(importing[0], analysis) if importing else None
+
+
+def _fallen_back(
+    tree: Expr, holds: bool, analysis: Analysis, qualify: Callable[[str], str | None]
+) -> Iterator[str]:
+    """The modules a test finds missing by their import's fallback: `anyio is None` (or
+    `not anyio`) that holds, where the file imports `anyio` (a module-level `try: import
+    anyio` / `except ImportError: anyio = None`): an imported module is None only then."""
+    if isinstance(tree, Not):
+        yield from _fallen_back(tree.operand, not holds, analysis, qualify)
+    elif isinstance(tree, BoolOp):
+        if (tree.op == "and") == holds:  # each conjunct holds (or, negated, each fails)
+            for value in tree.values:
+                yield from _fallen_back(value, holds, analysis, qualify)
+    elif isinstance(tree, Name) and not holds:
+        yield from _imported_module(tree.id, analysis, qualify)
+    elif (
+        isinstance(tree, Compare)
+        and len(tree.ops) == 1
+        and tree.ops[0] in _IS_NONE
+        and isinstance(tree.left, Name)
+        and isinstance(tree.comparators[0], Constant)
+        and tree.comparators[0].value is None
+        and holds == _IS_NONE[tree.ops[0]]
+    ):
+        yield from _imported_module(tree.left.id, analysis, qualify)
+
+
+def _imported_module(
+    name: str, analysis: Analysis, qualify: Callable[[str], str | None]
+) -> Iterator[str]:
+    """The module `name` is in the site's file, when it is one that file imports from
+    another distribution (not a parameter, local or name of the package's own)."""
+    held = analysis.inputs.get(name)
+    if held is not None and held.kind in ("parameter", "local", "field", "attribute"):
+        return
+    module = qualify(name)
+    here = module_name(analysis.site.location.file) or ""
+    if module and module.split(".")[0] != here.split(".")[0]:
+        yield module
 
 
 def _caught(guard: Guard) -> set[str]:

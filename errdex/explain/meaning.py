@@ -79,6 +79,11 @@ def what_it_means(analysis: Analysis, needed: Needed | None = None) -> str:
             "validate user input (and are skipped under `python -O`)."
         )
     if site.kind == "reraise":
+        catches = analysis.catches()
+        if catches and catches[-1][0] in ("BaseException", "Exception"):  # a catch-all
+            raiser = catches[-1][1]
+            what = f"whatever `{raiser}` raised" if raiser else "whatever its `try` block raised"
+            return f"{who} passes on {what}, unchanged: that exception is the one to read."
         return f"{who} passes on {caught(analysis) or 'an exception'} unchanged."
     reached = analysis.reached_if + analysis.asserted
     if site.kind == "helper":

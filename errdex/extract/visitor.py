@@ -681,6 +681,8 @@ class FileVisitor:
             exception = dotted(exc)
             for as_name, types, _ in reversed(scope.handlers):
                 if as_name is not None and as_name == exception:
+                    if node.cause is None and _assigned_in(scope, as_name) is None:
+                        kind = "reraise"  # `except E as e: ...; raise e`: the same exception
                     exception = types
                     break
             raised = self._raised(exc, scope)
