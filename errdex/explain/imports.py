@@ -200,16 +200,10 @@ def _fallen_back(
                 yield from _fallen_back(value, holds, analysis, qualify)
     elif isinstance(tree, Name) and not holds:
         yield from _imported_module(tree.id, analysis, qualify)
-    elif (
-        isinstance(tree, Compare)
-        and len(tree.ops) == 1
-        and tree.ops[0] in _IS_NONE
-        and isinstance(tree.left, Name)
-        and isinstance(tree.comparators[0], Constant)
-        and tree.comparators[0].value is None
-        and holds == _IS_NONE[tree.ops[0]]
-    ):
-        yield from _imported_module(tree.left.id, analysis, qualify)
+    elif (found := _none_test(tree)) is not None:
+        tested, is_none = found
+        if isinstance(tested, Name) and holds == is_none:
+            yield from _imported_module(tested.id, analysis, qualify)
 
 
 def _imported_module(
@@ -251,19 +245,23 @@ def _calls(tree: Expr, holds: bool) -> Iterator[tuple[Call, bool | None]]:
         yield tree, not holds
         for child in tree.children():
             yield from ((c, None) for c in _walk_calls(child))
-    elif (
-        isinstance(tree, Compare)
-        and len(tree.ops) == 1
-        and tree.ops[0] in _IS_NONE
-        and isinstance(tree.left, Call)
-        and isinstance(tree.comparators[0], Constant)
-        and tree.comparators[0].value is None
-    ):
-        yield tree.left, holds == _IS_NONE[tree.ops[0]]
-        for child in tree.left.children():
+    elif (found := _none_test(tree)) is not None and isinstance(call := found[0], Call):
+        yield call, holds == found[1]
+        for child in call.children():
             yield from ((c, None) for c in _walk_calls(child))
     else:
         yield from ((c, None) for c in _walk_calls(tree))
+
+
+def _none_test(tree: Expr) -> tuple[Expr, bool] | None:
+    """(`x`, True) of `x is None` (or `== None`), (`x`, False) of `x is not None`; None
+    for any other test."""
+    if not (isinstance(tree, Compare) and len(tree.ops) == 1 and tree.ops[0] in _IS_NONE):
+        return None
+    right = tree.comparators[0]
+    if not (isinstance(right, Constant) and right.value is None):
+        return None
+    return tree.left, _IS_NONE[tree.ops[0]]
 
 
 _IS_NONE = {"is": True, "==": True, "is not": False, "!=": False}
