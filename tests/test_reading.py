@@ -540,3 +540,22 @@ def test_raising_the_caught_exception_again_passes_it_on(tmp_path: Path) -> None
     # a name bound anew in the handler is another exception
     other = next(s for s in sites.values() if s.location.function == "wrapped")
     assert other.kind == "raise"
+
+
+def test_a_module_global_that_is_none_is_no_missing_import(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "state/__init__.py": "",
+            "state/groups.py": """
+                _WORLD = None
+
+                def get_world_group():
+                    if _WORLD is None:
+                        raise RuntimeError("the world group is not initialized")
+                    return _WORLD
+            """,
+        },
+    )
+    fixes = body(sites["the world group is not initialized"]).solutions
+    assert not any("install" in s.lower() for s in fixes)

@@ -254,6 +254,8 @@ class _World:
             "handoff": handoff,
             "qualify": qualify,
             "set in init": lambda expr: _set_in_init(site, expr, facts),
+            # the module a bare name of the file is an import of, None for any other name
+            "imported": lambda name: None if facts is None else dict(facts.imports).get(name),
             "guard line": lambda position: site.guard[position].line,
         }
 
@@ -368,11 +370,12 @@ def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
         callers=callers,
         exported=cast("frozenset[str]", log.members("exported")),
         set_in_init=log.function("set in init"),
+        imported=log.function("imported") if given.own.listed else None,
         guard_line=log.function("guard line"),
     )
     fixes = solutions(analysis, context)
     asked = abstract_method(analysis)
-    needed = needs(analysis, context.requires, context.qualify)
+    needed = needs(analysis, context.requires, context.qualify, context.imported)
     return Prose(
         fixes=tuple(fixes),
         what_it_means=what_it_means(analysis, needed),

@@ -102,10 +102,12 @@ def needs(
     analysis: Analysis,
     requires: Iterable[Requirement],
     qualify: Callable[[str], str] | None = None,
+    imports_of: Callable[[str], str | None] | None = None,
 ) -> Needed | None:
     """The import check `analysis`'s site sits behind, None when it sits behind none.
     `requires` is read only for a `has_x()`-like call; `qualify` resolves a bare
-    `version(...)` to `importlib.metadata.version`."""
+    `version(...)` to `importlib.metadata.version`; `imports_of` gives the module a bare
+    name of the file imports (for `x is None` after `except ImportError: x = None`)."""
     named: list[_Named] = []
     lookups: list[str] = []
     imported = versioned = False
@@ -122,8 +124,8 @@ def needs(
                 named += [_module_of(calls[0], analysis)] if calls else []
         elif guard.kind in _CONDITIONS and guard.tree is not None:
             early = guard.kind == "early-exit"  # an earlier check not taken
-            if qualify is not None and not early:
-                for fallback in _fallen_back(guard.tree, not guard.negated, analysis, qualify):
+            if imports_of is not None and not early:
+                for fallback in _fallen_back(guard.tree, not guard.negated, analysis, imports_of):
                     imported = True  # `anyio = None` in the handler of `import anyio`
                     named.append((fallback, None))
             for call, missing in _calls(guard.tree, not guard.negated):
@@ -187,34 +189,34 @@ def _failed_import(guard: Guard, analysis: Analysis) -> _Named | None:
 
 
 def _fallen_back(
-    tree: Expr, holds: bool, analysis: Analysis, qualify: Callable[[str], str | None]
+    tree: Expr, holds: bool, analysis: Analysis, imported: Callable[[str], str | None]
 ) -> Iterator[str]:
     """The modules a test finds missing by their import's fallback: `anyio is None` (or
     `not anyio`) that holds, where the file imports `anyio` (a module-level `try: import
     anyio` / `except ImportError: anyio = None`): an imported module is None only then."""
     if isinstance(tree, Not):
-        yield from _fallen_back(tree.operand, not holds, analysis, qualify)
+        yield from _fallen_back(tree.operand, not holds, analysis, imported)
     elif isinstance(tree, BoolOp):
         if (tree.op == "and") == holds:  # each conjunct holds (or, negated, each fails)
             for value in tree.values:
-                yield from _fallen_back(value, holds, analysis, qualify)
+                yield from _fallen_back(value, holds, analysis, imported)
     elif isinstance(tree, Name) and not holds:
-        yield from _imported_module(tree.id, analysis, qualify)
+        yield from _imported_module(tree.id, analysis, imported)
     elif (found := _none_test(tree)) is not None:
         tested, is_none = found
         if isinstance(tested, Name) and holds == is_none:
-            yield from _imported_module(tested.id, analysis, qualify)
+            yield from _imported_module(tested.id, analysis, imported)
 
 
 def _imported_module(
-    name: str, analysis: Analysis, qualify: Callable[[str], str | None]
+    name: str, analysis: Analysis, imported: Callable[[str], str | None]
 ) -> Iterator[str]:
     """The module `name` is in the site's file, when it is one that file imports from
     another distribution (not a parameter, local or name of the package's own)."""
     held = analysis.inputs.get(name)
     if held is not None and held.kind in ("parameter", "local", "field", "attribute"):
         return
-    module = qualify(name)
+    module = imported(name)
     here = module_name(analysis.site.location.file) or ""
     if module and module.split(".")[0] != here.split(".")[0]:
         yield module

@@ -86,6 +86,8 @@ class Context:
     # whether an input (by expression) is first set inside an `__init__` of the site's
     # file: state each object starts in, not a class-level setting
     set_in_init: Callable[[str], bool] = lambda expr: False
+    # the module a bare name of the site's file imports (`anyio`), None for other names
+    imported: Callable[[str], str | None] | None = None
     # the line of the site's guard at a position: the prose is handed none (see
     # explain/reuse.py) and asks for the one it says
     guard_line: Callable[[int], int] = lambda position: 0
@@ -96,7 +98,7 @@ def solutions(analysis: Analysis, context: Context) -> list[Fix]:
     out: list[Fix] = list(advice(analysis, context))
     out += _signal(analysis, context) + _on_purpose(analysis) + _syntax(analysis)
     out += _text_mode(analysis, context)
-    needed = needs(analysis, context.requires, context.qualify)
+    needed = needs(analysis, context.requires, context.qualify, context.imported)
     if needed is not None:  # a missing module: what to install comes before the rest
         out += _dependencies(analysis, needed, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
