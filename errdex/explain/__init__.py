@@ -249,13 +249,15 @@ class _World:
         def qualify(name: str) -> str | None:
             return None if facts is None else self.names.resolve(name, facts)
 
+        imports = {} if facts is None else self.names.imports.get(facts.module, {})
+
         return {
             **self._shared,
             "handoff": handoff,
             "qualify": qualify,
             "set in init": lambda expr: _set_in_init(site, expr, facts),
             # the module a bare name of the file is an import of, None for any other name
-            "imported": lambda name: None if facts is None else dict(facts.imports).get(name),
+            "imported": lambda name: None if facts is None else imports.get(name),
             "guard line": lambda position: site.guard[position].line,
         }
 
@@ -373,9 +375,9 @@ def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
         imported=log.function("imported") if given.own.listed else None,
         guard_line=log.function("guard line"),
     )
-    fixes = solutions(analysis, context)
-    asked = abstract_method(analysis)
     needed = needs(analysis, context.requires, context.qualify, context.imported)
+    fixes = solutions(analysis, context, needed)
+    asked = abstract_method(analysis)
     return Prose(
         fixes=tuple(fixes),
         what_it_means=what_it_means(analysis, needed),

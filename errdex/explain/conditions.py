@@ -253,25 +253,32 @@ def _compare(left: Expr, op: CompareOp, right: Expr, inputs: Inputs, holds: bool
     )
 
 
+def held_value(item: Input | None, kinds: tuple[str, ...] = ("constant", "global")) -> Any:
+    """The literal value a module constant or setting holds (`MAX = 64`, `TYPES = [...]`),
+    read with literal_eval, never run; None when `item` is no such input or holds
+    something else."""
+    if item is None or item.kind not in kinds:
+        return None
+    known, value = literal(item.default)
+    return value if known else None
+
+
+def scalar(value: Any) -> bool:
+    """Whether a literal is a number or string, as a message or a bound shows one."""
+    return isinstance(value, int | float | str) and not isinstance(value, bool)
+
+
 def _held_scalar(node: Expr, inputs: Inputs) -> Constant | None:
     """The literal number or string a module constant read by name holds; None else."""
-    held = inputs.get(node.source()) if isinstance(node, Name | Attribute) else None
-    if held is None or held.kind not in ("constant", "global"):
-        return None
-    known, value = literal(held.default)
-    if not known or isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    return Constant(value=value)
+    value = held_value(inputs.get(node.source())) if isinstance(node, Name | Attribute) else None
+    return Constant(value=value) if scalar(value) else None
 
 
 def _held(node: Expr, inputs: Inputs) -> Collection | None:
     """The literal list, tuple or set a module constant read by name holds, as a tree;
     None for anything else."""
-    held = inputs.get(node.source()) if isinstance(node, Name | Attribute) else None
-    if held is None or held.kind not in ("constant", "global"):
-        return None
-    known, value = literal(held.default)
-    if not known or not isinstance(value, list | tuple | set) or not value:
+    value = held_value(inputs.get(node.source())) if isinstance(node, Name | Attribute) else None
+    if not isinstance(value, list | tuple | set) or not value:
         return None
     kinds = (str, int, float, bool, type(None))
     if not all(isinstance(v, kinds) for v in value):

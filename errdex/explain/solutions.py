@@ -20,7 +20,6 @@ from errdex.explain.imports import (
     Needed,
     Requirement,
     named_in,
-    needs,
     normal,
     requirement,
     stated_version,
@@ -93,12 +92,12 @@ class Context:
     guard_line: Callable[[int], int] = lambda position: 0
 
 
-def solutions(analysis: Analysis, context: Context) -> list[Fix]:
-    """Fixes for a site, most useful first (see the module comment)."""
+def solutions(analysis: Analysis, context: Context, needed: Needed | None) -> list[Fix]:
+    """Fixes for a site, most useful first (see the module comment); `needed` is the
+    import check the site sits behind (explain/imports.py `needs`), None for none."""
     out: list[Fix] = list(advice(analysis, context))
     out += _signal(analysis, context) + _on_purpose(analysis) + _syntax(analysis)
     out += _text_mode(analysis, context)
-    needed = needs(analysis, context.requires, context.qualify, context.imported)
     if needed is not None:  # a missing module: what to install comes before the rest
         out += _dependencies(analysis, needed, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from errdex.explain.conditions import literal
+from errdex.explain.conditions import held_value, scalar
 from errdex.expr import Attribute, Call, Expr, Name
 from errdex.model import ErrorSite, Hole, Message
 
@@ -78,13 +78,8 @@ def display(message: Message, known: tuple[tuple[str, str], ...] = ()) -> str:
 def constants(site: ErrorSite) -> tuple[tuple[str, str], ...]:
     """The module constants a site reads, by expression, with their values as a message
     would print them: a literal string or number (for `display`)."""
-    out: list[tuple[str, str]] = []
-    for item in site.inputs:
-        if item.kind == "constant":
-            known, value = literal(item.default)  # a literal only: never run
-            if known and isinstance(value, str | int | float) and not isinstance(value, bool):
-                out.append((item.expr, str(value)))
-    return tuple(out)
+    values = ((item.expr, held_value(item, ("constant",))) for item in site.inputs)
+    return tuple((expr, str(value)) for expr, value in values if scalar(value))
 
 
 def _trim(text: str) -> str:
