@@ -432,6 +432,7 @@ def _site_json(
             "line": loc.line,
             "end_line": loc.end_line,
             "function": loc.function,
+            "language": loc.language,
             "url": source_url(repo_url, commit, loc.file, loc.line),
         },
         "snippet": {"start_line": site.snippet.start_line, "lines": list(site.snippet.lines)},
@@ -684,7 +685,11 @@ def site_from_json(data: JSON) -> ErrorSite:
         ),
         message=None if data["message"] is None else message_from_json(data["message"]),
         location=Location(
-            file=loc["file"], line=loc["line"], end_line=loc["end_line"], function=loc["function"]
+            file=loc["file"],
+            line=loc["line"],
+            end_line=loc["end_line"],
+            function=loc["function"],
+            language=loc.get("language", "python"),
         ),
         snippet=Snippet(
             start_line=data["snippet"]["start_line"], lines=tuple(data["snippet"]["lines"])

@@ -92,6 +92,8 @@ class Location:
     line: int  # the line of the raise / assert keyword, or of the helper call
     end_line: int
     function: str  # enclosing qualified name: Class.method, outer.inner, or "<module>"
+    # the language of the file: "python" today; native and Cython sites name theirs
+    language: str = "python"
 
 
 @dataclass(frozen=True, kw_only=True)
