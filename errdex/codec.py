@@ -23,6 +23,7 @@ from errdex.model import (
     Fix,
     Guard,
     Hole,
+    Hop,
     IndexResult,
     Input,
     Knob,
@@ -632,6 +633,19 @@ def _input_to_json(item: Input) -> JSON:
         out["sources"] = list(item.sources)
     if item.knobs:
         out["knobs"] = [_knob_to_json(k) for k in item.knobs]
+    if item.reach:
+        out["reach"] = [_hop_to_json(h) for h in item.reach]
+    return out
+
+
+def _hop_to_json(hop: Hop) -> JSON:
+    out: JSON = {
+        "function": hop.function,
+        "param": hop.param,
+        "location": _pos_to_json(hop.location),
+    }
+    if hop.computed:
+        out["computed"] = True
     return out
 
 
@@ -669,6 +683,15 @@ def _input_from_json(data: JSON) -> Input:
                 location=_pos_from_json(k.get("location")),
             )
             for k in data.get("knobs", ())
+        ),
+        reach=tuple(
+            Hop(
+                function=h["function"],
+                param=h["param"],
+                location=_pos_from_json(h.get("location")),
+                computed=h.get("computed", False),
+            )
+            for h in data.get("reach", ())
         ),
     )
 

@@ -188,6 +188,19 @@ class Knob:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Hop:
+    """One step of the way a user's value takes to a check: the parameter `param` of
+    `function` (as a user names it: `Client.send`, `PyJWKSet` for its constructor),
+    handed on at `location` (the call that passes it; the definition for the first)."""
+
+    function: str
+    param: str
+    location: SourcePos | None = None
+    # the value handed on is computed from `param` (`inner(x * 2)`), not `param` itself
+    computed: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class Input:
     """A name read by the guard or message, and who can change it."""
 
@@ -211,6 +224,10 @@ class Input:
     # the controls that set it (flags, environment variables, config keys), most direct
     # first. Set by explain.
     knobs: tuple[Knob, ...] = ()
+    # how a user's value gets here: from a parameter of the package's public surface
+    # (first) through the calls that hand it on, to this input (explain/surface.py);
+    # empty when nothing public reaches it or the input is that parameter itself
+    reach: tuple[Hop, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

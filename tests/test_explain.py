@@ -480,7 +480,8 @@ def test_who_can_act_on_each_input(tmp_path: Path) -> None:
     assert (hits["self.hits"], hits["LIMIT"]) == ("internal", "internal")
     assert access("key {key} is not cached")["self._store"] == "internal"
     assert access("key {key} is not cached")["key"] == "public"
-    assert access("cannot resize the cache to {new_size} entries") == {"new_size": "internal"}
+    # a private helper's parameter that a public function hands on is the user's
+    assert access("cannot resize the cache to {new_size} entries") == {"new_size": "public"}
     assert access("the step {step} passes the count") == {"step": "internal", "count": "public"}
 
 
@@ -499,9 +500,12 @@ def test_a_private_functions_parameter_points_to_its_public_caller(tmp_path: Pat
     [site] = [s for s in sites.values() if s.message and "resize the cache" in s.message.text]
     assert site.explanation is not None
     [fix] = site.explanation.solutions
-    assert fix == (
-        "Check the `new_size` you pass to `resize`: this check rejects the value that it carries"
-    )
+    assert fix == "Set `new_size` to 0 or more (from your call `resize(new_size=…)`)"
+    [item] = site.inputs
+    assert [(h.function, h.param) for h in item.reach] == [
+        ("resize", "new_size"),
+        ("_resize", "new_size"),
+    ]
 
 
 def test_a_check_of_the_librarys_own_state_is_called_a_bug(tmp_path: Path) -> None:

@@ -535,9 +535,7 @@ class InvalidURL(Exception):
 def test_a_private_functions_argument_is_traced_to_who_passes_it(tmp_path: Path) -> None:
     sites = explained(tmp_path, {"pkg/__init__.py": "", "pkg/flow.py": FLOW})
     resize = fixes(sites["cannot resize to "])
-    assert [f.text for f in resize] == [
-        "Check the `size` you pass to `resize`: this check rejects the value that it carries"
-    ]
+    assert [f.text for f in resize] == ["Set `size` to 0 or more (from your call `resize(size=…)`)"]
     # `grow` computes what it passes, `scale` too: not a user's value, so an assert on it
     # is the library's own invariant
     factor = body(sites["the factor must be positive"])
@@ -554,8 +552,8 @@ def test_a_computed_variable_points_to_the_input_it_comes_from(tmp_path: Path) -
     assert all("`scheme`" not in s and "`parts`" not in s for s in scheme)
     wrapped = body(sites["prepare"]).solutions  # InvalidURL(str(exc)): no literal message
     assert wrapped == (
-        "Check the `url` you pass to `prepare`: the `ValueError` this handles comes from"
-        " `urlsplit(url)`",
+        "Check the `url` you pass to `prepare`: it is not a valid URL (the `ValueError` it"
+        " handles, printed above this error in the traceback)",
     )
 
 
@@ -676,8 +674,7 @@ def test_a_caller_that_passes_an_error_on_only_under_a_setting(tmp_path: Path) -
         "Give `ignore_unknown` a non-empty value, e.g. `Context(ignore_unknown=True)`",
     )
     assert body(sites["no such option: "]).solutions == (
-        "Check the `opt` you pass to `Parser.process`: this check rejects the value that it"
-        " carries",
+        "Set `opt` to one of the values it knows (from your call `Parser.process(opt=…)`)",
         "Or, as `Parser.process` catches it: give `ignore_unknown` a non-empty value, e.g."
         " `Context(ignore_unknown=True)`, so that it does not pass it on",
     )

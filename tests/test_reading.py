@@ -174,7 +174,10 @@ def test_a_handler_names_what_raised_and_where_the_traceback_shows_it(tmp_path: 
     again = next(s for s in sites.values() if s.kind == "reraise")
     again_said = " ".join(body(again).solutions)
     assert "passed on unchanged" in again_said and "printed above" not in again_said
-    assert "passes on `ValueError` raised by `json.loads(text)` unchanged" in said(again)
+    assert (
+        "passes on `ValueError` raised by `json.loads(text)` (`text` is not valid JSON) unchanged"
+        in said(again)
+    )
 
 
 def test_a_pydantic_core_error_in_a_validator_is_reported_in_a_validation_error(
@@ -559,3 +562,63 @@ def test_a_module_global_that_is_none_is_no_missing_import(tmp_path: Path) -> No
     )
     fixes = body(sites["the world group is not initialized"]).solutions
     assert not any("install" in s.lower() for s in fixes)
+
+
+def test_a_handled_parse_failure_says_what_was_wrong_with_its_input(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "tok/__init__.py": "from tok.api import load_config, read_header\n",
+            "tok/api.py": """
+                import json
+
+
+                def read_header(segment):
+                    try:
+                        return json.loads(segment)
+                    except ValueError as e:
+                        raise LookupError(f"bad header: {e}") from e
+
+
+                def load_config(path):
+                    try:
+                        fh = open(path)
+                    except FileNotFoundError:
+                        raise LookupError(f"no config at {path}") from None
+                    return fh
+
+
+                def count(text):
+                    try:
+                        return int(text)
+                    except KeyError:
+                        raise LookupError(f"no count in {text}")
+
+
+                def parse(text):
+                    try:
+                        return json.loads(text)
+                    except TypeError:
+                        raise LookupError(f"cannot parse {text}")
+            """,
+        },
+    )
+    header = body(find(sites, "bad header: {e}"))
+    assert "`json.loads(segment)` in the `try` block: `segment` is not valid JSON" in (
+        header.when_it_happens
+    )
+    assert "(`segment` is not valid JSON)" in header.what_it_means
+    assert header.solutions[0] == (
+        "Check the `segment` you pass to `read_header`: it is not valid JSON (the `ValueError`"
+        " it handles, printed above this error in the traceback)"
+    )
+    # a handler for one kind of OSError says what that kind means of the path
+    config = body(find(sites, "no config at {path}"))
+    assert config.solutions[0] == (
+        "Check the `path` you pass to `load_config`: it does not exist (the"
+        " `FileNotFoundError` it handles; the traceback does not show it (`from None`))"
+    )
+    # the negatives: a handler that catches what the call does not raise for bad input,
+    # and a call that is not one whose failure says what its input is
+    for text in ("no count in {text}", "cannot parse {text}"):
+        assert "is not" not in said(find(sites, text)), text

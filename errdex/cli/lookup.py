@@ -217,6 +217,9 @@ def _print_conditions(site: ErrorSite) -> None:
             out.say(f"  {item.expr}{typed}{default}  ", (f"({item.kind})", "dim"))
             if item.doc:
                 out.say(f"      {clip(plain(item.doc), 160)}")
+            if item.reach:
+                way = " → ".join(f"{h.function}({h.param})" for h in item.reach)
+                out.say(f"      how your value reaches this check: {clip(way, 160)}")
             if item.knobs:
                 uses = ", ".join(k.usage for k in item.knobs)
                 out.say(f"      set with {clip(uses, 160)}")

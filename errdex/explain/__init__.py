@@ -44,6 +44,7 @@ from errdex.explain.solutions import (
     reads,
     solutions,
 )
+from errdex.explain.surface import Surface, with_reach
 from errdex.explain.tests_scan import find_tests
 from errdex.explain.title import base_title, unique_titles
 from errdex.explain.when import when_it_happens
@@ -93,14 +94,7 @@ def explain(
         lambda: find_tests(extraction.tests, extracted, graph, targets, extraction.written),
         worth_it=len(extracted) >= _BESIDE_FROM,
     )
-    sites = tuple(
-        _checked_by_callers(
-            _settable(with_access(with_constants(site, world.catalog), world.catalog), world.index),
-            graph,
-            _target(site, modules),
-        )
-        for site in extracted
-    )
+    sites = tuple(_ready(site, world) for site in extracted)
     # each site's call paths, made here before the workers fork, so that they share them:
     # the prose of every site of a function asks for them, as its reuse does, and
     # _caught_by_callers reads the callers the graph keeps on the way
@@ -193,6 +187,7 @@ class _World:
         self.names = Names(extraction.facts)
         self.index = KnobIndex(self.names, self.catalog.reexports)
         self.graph = CallGraph(extraction.facts)
+        self.surface = Surface(extraction.facts, self.graph)
         self.modules = {f.module for f in extraction.facts}
         self.dests = self.index.dest_flags()
         self.overrides = Overrides(self.names)
@@ -389,6 +384,16 @@ def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
         invariant_caught=internal_invariant(analysis, [*fixes, Fix(text="", kind="input")]),
         implemented=None if asked is None else log.ask("implementers", asked),
     )
+
+
+def _ready(site: ErrorSite, world: _World) -> ErrorSite:
+    """`site` made ready for its prose: constants given their values, each input's
+    access and reach, and the knobs that set it."""
+    target = _target(site, world.modules)
+    site = with_access(with_constants(site, world.catalog), world.catalog)
+    if _function_of(site, world.modules) is not None:
+        site = with_reach(site, world.surface, target, world.index)
+    return _checked_by_callers(_settable(site, world.index), world.graph, target)
 
 
 def _set_in_init(site: ErrorSite, expr: str, facts: FileFacts | None) -> bool:
@@ -758,10 +763,17 @@ def _checked_by_callers(site: ErrorSite, graph: CallGraph, target: str) -> Error
         return site
     function = site.location.function
     inputs = tuple(
-        replaced(i, access="internal") if i.kind == "parameter" and i.owner == function else i
+        replaced(i, access="internal")
+        if i.kind == "parameter" and i.owner == function and not _reached(i)
+        else i
         for i in site.inputs
     )
     return replaced(site, inputs=inputs)
+
+
+def _reached(item: Input) -> bool:
+    """Whether a user's own call hands `item` its value, as it is (see surface.py)."""
+    return bool(item.reach) and not any(h.computed for h in item.reach)
 
 
 def _handoff(

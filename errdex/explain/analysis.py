@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from errdex.explain.catalog import Owner, Said
 from errdex.explain.conditions import Clause, clauses, code
+from errdex.explain.failures import failure
 from errdex.expr import BoolOp, Compare, Constant, ConstantValue, Expr, Membership, named
 from errdex.expr import target_source as _target
 from errdex.model import ErrorSite, Guard, Input
@@ -26,6 +27,7 @@ class Analysis:
     context: list[str] = field(default_factory=list)  # loops, handlers, match cases
     handled: list[str] = field(default_factory=list)  # exception types being handled
     raisers: list[str | None] = field(default_factory=list)  # what raised each, when known
+    raiser_trees: list[Expr | None] = field(default_factory=list)  # the same, as trees
     unparsed: list[str] = field(default_factory=list)  # guard tests we could not read
     expected: list[Clause] = field(default_factory=list)  # what an assert expects
     failing: list[Clause] = field(default_factory=list)  # an assert's own failing test
@@ -38,6 +40,14 @@ class Analysis:
             short = raiser is not None and len(raiser) <= MAX_RAISER_SHOWN and "\n" not in raiser
             out.append((test.split(" as ", 1)[0], raiser if short else None))
         return out
+
+    def failures(self) -> list[str | None]:
+        """Each handler around the site: what the failure of the call that raised what it
+        catches says of that call's argument ("`header` is not valid JSON"), when the
+        call is one whose failures say so (explain/failures.py)."""
+        return [
+            failure(tree, test) for test, tree in zip(self.handled, self.raiser_trees, strict=True)
+        ]
 
     @property
     def primary(self) -> Clause | None:
@@ -79,6 +89,7 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
         if kind == "except":
             result.handled.append(guard.test)
             result.raisers.append(guard.raised_by)
+            result.raiser_trees.append(guard.raised_by_tree)
             continue
         if kind == "for" and isinstance(tree, Membership):
             target, iterable = _target(tree.item), _short(tree.container.source())

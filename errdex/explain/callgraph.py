@@ -81,6 +81,14 @@ class CallGraph:
             self._callers[target] = self._find(target)
         return self._callers[target]
 
+    def calls_between(self, caller: str, callee: str) -> list[CallFact]:
+        """The calls of `callee` that `caller` makes, as `callers(callee)` found them."""
+        return self._edges.get((caller, callee), [])
+
+    def module_of(self, qualified: str) -> str:
+        """The module of the codebase that `qualified` is in ("" if none)."""
+        return self._module_of(qualified)
+
     def reaching(self, target: str) -> list[str]:
         """Every function that may run `target` as far as the graph can tell, for
         finding tests: the callers, and calls written inside an expression (`return
@@ -303,7 +311,7 @@ class CallGraph:
         for _ in range(MAX_DEPTH * 2):
             callers = [c for c in self.callers(current) if c not in seen]
             if not callers:
-                if current == target or _private(current) or self._called_somehow(current):
+                if current == target or _private(current) or self.called_somehow(current):
                     return None
                 return Origin(function=current, params=tuple(wanted))
             step: tuple[str, list[str], list[str]] | None = None
@@ -324,7 +332,7 @@ class CallGraph:
             seen.add(current)
         return None
 
-    def _called_somehow(self, qualified: str) -> bool:
+    def called_somehow(self, qualified: str) -> bool:
         """Whether the package calls `qualified` where the graph does not see it."""
         name = qualified.rsplit(".", 1)[-1]
         if name in _CONSTRUCTORS:

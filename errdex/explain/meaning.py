@@ -128,8 +128,9 @@ def caught(analysis: Analysis) -> str:
     """The exceptions the site's handlers catch, each with the call that raised it when
     the `try` block is one statement: "`ValueError` raised by `parse_url(url)`"."""
     return " or ".join(
-        f"`{types}` raised by `{raiser}`" if raiser else f"`{types}`"
-        for types, raiser in analysis.catches()
+        (f"`{types}` raised by `{raiser}`" if raiser else f"`{types}`")
+        + (f" ({said})" if said else "")
+        for (types, raiser), said in zip(analysis.catches(), analysis.failures(), strict=True)
     )
 
 

@@ -101,6 +101,10 @@ def line_free_input(item: Input) -> Input:
         item,
         location=None if where is None else SourcePos(file=where.file, line=0),
         knobs=tuple(map(line_free_knob, item.knobs)),
+        reach=tuple(
+            h if h.location is None else replaced(h, location=replaced(h.location, line=0))
+            for h in item.reach
+        ),
     )
 
 

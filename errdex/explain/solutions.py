@@ -25,6 +25,7 @@ from errdex.explain.imports import (
     stated_version,
 )
 from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
+from errdex.explain.surface import said_root, said_route
 from errdex.explain.title import constants, display
 from errdex.expr import (
     Attribute,
@@ -37,7 +38,7 @@ from errdex.expr import (
     Name,
     target_source,
 )
-from errdex.model import ErrorSite, Fix, Hole, Input, Knob
+from errdex.model import ErrorSite, Fix, Hole, Hop, Input, Knob
 
 MAX_SOLUTIONS = 6
 MAX_QUOTE = 220
@@ -539,7 +540,7 @@ def _notes(subject: Input) -> list[str]:
     where = _defined(subject)
     if where:
         notes.append(where)
-    default = subject.default
+    default = None if subject.reach else subject.default  # the default of another function
     # an attribute's "default" is what its constructor assigns: a literal, or not one
     shown = subject.kind != "attribute" or literal(default)[0]
     if default is not None and len(default) <= 40 and subject.kind != "local" and shown:
@@ -563,6 +564,9 @@ def _examples(knobs: Sequence[Knob], example: str | None, default: str | None) -
 
 
 def _defined(subject: Input) -> str | None:
+    root = said_root(subject)
+    if root is not None:
+        return f"from {root}"
     if subject.kind in ("field", "property", "attribute") and subject.owner:
         if subject.owner == "argparse.Namespace":
             return None
@@ -592,7 +596,7 @@ def _through_local(
             predicate = clause.text[len(clause.shown or "") :].strip()
             return Fix(
                 text=(
-                    f"Check the `{target.name}` you pass {_where([target], analysis)}:"
+                    f"Check the `{_named(target)}` you pass {_where([target], analysis)}:"
                     f" its `{shown[len(local.name) + 1 :]}` {predicate}"
                 ),
                 kind="input",
@@ -694,9 +698,18 @@ def _mentions_only(node: Expr | None, inputs: Sequence[Input]) -> bool:
 
 
 def _names(inputs: Sequence[Input]) -> str:
-    shown = [f"`{i.knobs[0].name if i.access != 'public' and i.knobs else i.name}`" for i in inputs]
+    shown = [f"`{_named(i)}`" for i in inputs]
     shown = list(dict.fromkeys(shown))[:3]
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _named(item: Input) -> str:
+    """An input as the user sets it: the parameter of their own call that reaches it, or
+    the knob that sets a value the library keeps."""
+    if said_root(item) is not None:
+        option = next((k for k in item.knobs if k.kind in ("option", "flag")), None)
+        return item.reach[0].param if option is None else option.name
+    return item.knobs[0].name if item.access != "public" and item.knobs else item.name
 
 
 def _them(inputs: Sequence[Input]) -> str:
@@ -704,15 +717,32 @@ def _them(inputs: Sequence[Input]) -> str:
 
 
 def _where(inputs: Sequence[Input], analysis: Analysis) -> str:
-    """ "to `F`" for parameters of the raising function (its class for `__init__`)."""
+    """ "to `F`" for parameters of the raising function (its class for `__init__`), or
+    of the user's call that reaches them all."""
+    roots = {_root_place(i) for i in inputs}
+    if len(roots) == 1 and None not in roots:
+        return str(next(iter(roots)))
+    reached = {r for r in roots if r is not None}
+    if len(reached) == 1 and all(i.kind != "parameter" or i.reach for i in inputs):
+        return str(next(iter(reached)))  # the others are made from it on the way
     function = analysis.site.location.function
     owners = {i.owner for i in inputs if i.kind == "parameter"}
-    if owners == {function}:
+    if owners == {function} and not private_name(function):
         return f"to `{_callable_name(function)}`"
     fields = {i.owner for i in inputs if i.kind in ("field", "attribute") and i.owner}
     if len(fields) == 1:
         return f"to `{next(iter(fields))}`"
     return "in"
+
+
+def _root_place(item: Input) -> str | None:
+    """Where the user gives `item` its value, from its reach: "to `decode`", "on the
+    command line"; None when it has no reach."""
+    if said_root(item) is None:
+        return None
+    if any(k.kind in ("option", "flag") for k in item.knobs):
+        return "on the command line"
+    return f"to `{item.reach[0].function}`"
 
 
 def _callable_name(function: str) -> str:
@@ -724,6 +754,9 @@ def _callable_name(function: str) -> str:
 def _from_caller(passed: list[Input], analysis: Analysis, context: Context) -> Fix | None:
     """A private function's parameters: the public caller that hands them on, named by
     its own parameters; nothing when the library computes them on the way."""
+    reached = next((i for i in passed if i.reach), None)
+    if reached is not None and analysis.site.kind != "assert":
+        return _computed_reach(reached, analysis)
     found = None if context.handoff is None else context.handoff(passed)
     if not found:
         return None
@@ -736,6 +769,19 @@ def _from_caller(passed: list[Input], analysis: Analysis, context: Context) -> F
         text=f"Check the {names} you pass to `{caller}`: {_reaches(function, len(params))}",
         kind="caller",
     )
+
+
+def _computed_reach(item: Input, analysis: Analysis) -> Fix:
+    """A parameter computed from what the user passed further up: name the user's
+    argument, and say that the check reads a value made from it."""
+    root = item.reach[0]
+    function = _callable_name(analysis.site.location.function)
+    route = said_route(item)
+    made = f"`{function}` gets `{item.name}` computed from it" + (f" ({route})" if route else "")
+    if private_name(function) or (route is not None and private_name_in(route)):
+        made = "what this check reads is computed from it"
+    text = f"Check the `{root.param}` you pass to `{root.function}`: {made}"
+    return Fix(text=text + ", and this check rejects the result", kind="caller")
 
 
 def _reaches(function: str, count: int) -> str:
@@ -807,6 +853,22 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
         caught = _caught(guard.test, context) or "exception"
         call = guard.raised_by
         passed = [] if call is None else [i for i in site.inputs if reads(call, i)]
+        said = _failure_at(analysis, position)
+        if said is not None and call is not None and site.kind != "reraise":
+            users = _users_of(call, analysis)
+            subject, _, predicate = said[1:].partition("` ")
+            if users:
+                lead = f"Check the {_names(users)} you pass {_where(users, analysis)}"
+                if len(users) == 1 and subject == users[0].expr:
+                    text = f"{lead}: it {predicate}"
+                else:
+                    text = f"{lead}: `{subject}`, made from {_them(users)}, {predicate}"
+                return [Fix(text=f"{text} (the {caught} it handles{_shown(site)})", kind="cause")]
+            root = _computed_root(call, analysis)
+            if root is not None:
+                text = f"Check the `{root.param}` you pass to `{root.function}`: `{subject}`"
+                text += f", made from it, {predicate} (the {caught} it handles{_shown(site)})"
+                return [Fix(text=text, kind="cause")]
         plain = call is not None and passed and _mentions_only(guard.raised_by_tree, passed)
         if plain and all(i.access == "public" and i.kind == "parameter" for i in passed):
             where = _where(passed, analysis)
@@ -819,8 +881,60 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
                     kind="cause",
                 )
             ]
-        return [Fix(text=_handled_cause(site, caught, context.guard_line(position)), kind="cause")]
+        cause = _handled_cause(site, caught, context.guard_line(position))
+        if said is not None:
+            cause = f"{said[0].upper()}{said[1:]}: {cause[0].lower()}{cause[1:]}"
+        return [Fix(text=cause, kind="cause")]
     return []
+
+
+def _shown(site: ErrorSite) -> str:
+    """Where the traceback shows the exception a handler caught (see _handled_cause)."""
+    if site.cause == "None":
+        return "; the traceback does not show it (`from None`)"
+    if site.exception.qualname.startswith("pydantic_core."):
+        return ""
+    return ", printed above this error in the traceback"
+
+
+def _failure_at(analysis: Analysis, position: int) -> str | None:
+    """What the failure of the call in the `try` of the handler guard `position` says
+    of what it was handed (explain/failures.py)."""
+    handlers = [i for i, g in enumerate(analysis.site.guard) if g.kind == "except"]
+    if position not in handlers:
+        return None
+    failures = analysis.failures()
+    index = handlers.index(position)
+    return failures[index] if index < len(failures) else None
+
+
+def _computed_root(call: str, analysis: Analysis) -> Hop | None:
+    """The user's argument that what the call reads is computed from, further up (a
+    parameter's reach that computes it on the way), when there is one."""
+    for item in analysis.site.inputs:
+        if not reads(call, item):
+            continue
+        found = (
+            [item]
+            if item.kind != "local"
+            else [analysis.inputs[s] for s in item.sources if s in analysis.inputs]
+        )
+        for source in found:
+            if source.reach and any(h.computed for h in source.reach):
+                return source.reach[0]
+    return None
+
+
+def _users_of(call: str, analysis: Analysis) -> list[Input]:
+    """The inputs a user sets that the call reads: public ones, and those that locals
+    it reads are computed from."""
+    out: list[Input] = []
+    for item in analysis.site.inputs:
+        if not reads(call, item):
+            continue
+        found = public_sources(item, analysis) if item.kind == "local" else [item]
+        out += [i for i in found if i.access == "public" and i not in out]
+    return out
 
 
 def _handled_cause(site: ErrorSite, caught: str, line: int) -> str:

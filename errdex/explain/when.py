@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from errdex.explain.analysis import Analysis
 from errdex.explain.conditions import join_and
+from errdex.explain.surface import said_root, said_route
 from errdex.explain.where import where
 
 MAX_PATH_SHOWN = 2
@@ -21,11 +22,32 @@ def short_name(qualified: str, module_names: dict[str, str]) -> str:
 def _handled(analysis: Analysis) -> str:
     """What the handler around the site caught, and where it came from."""
     return " or ".join(
-        f"`{types}` raised by `{raiser}` in the `try` block"
-        if raiser
-        else f"`{types}` raised inside the `try` block"
-        for types, raiser in analysis.catches()
+        (
+            f"`{types}` raised by `{raiser}` in the `try` block"
+            if raiser
+            else f"`{types}` raised inside the `try` block"
+        )
+        + (f": {said}" if said else "")
+        for (types, raiser), said in zip(analysis.catches(), analysis.failures(), strict=True)
     )
+
+
+def _reached_by(analysis: Analysis, said: str) -> str | None:
+    """Where the values the condition names come from in the user's own call, from
+    their reach: "`audience` comes from your call `decode(audience=…)` (`decode` →
+    `check`)." Only for inputs the text names, at most two."""
+    parts = []
+    for item in analysis.site.inputs:
+        root = said_root(item)
+        if root is None or f"`{item.expr}`" not in said:
+            continue
+        route = said_route(item)
+        parts.append(f"`{item.expr}` comes from {root}" + (f" ({route})" if route else ""))
+        if len(parts) == 2:
+            break
+    if not parts:
+        return None
+    return "; ".join(parts) + "."
 
 
 def when_it_happens(
@@ -59,6 +81,9 @@ def when_it_happens(
         sentences.append(f"It happens while handling {_handled(analysis)}.")
     if reached and (analysis.trigger or analysis.unparsed):
         sentences.append(f"The function gets this far only if {join_and(reached)}.")
+    reached_by = _reached_by(analysis, " ".join(sentences))
+    if reached_by:
+        sentences.append(reached_by)
     if call_paths:
         shown = [
             " ← ".join(f"`{short_name(q, shorten)}`" for q in path)

@@ -136,12 +136,16 @@ class CallFact:
     owner_class: str | None
     alone: bool  # the call is the whole statement, its result unused
     # what each argument is, when it is a name or attribute (else None): positional ones
-    # in order, then (keyword, source) pairs; what a caller hands on to its callee
+    # in order, then (keyword, source) pairs; what a caller hands on to its callee.
+    # `**kwargs` handed on is the pair ("**", "kwargs").
     args: tuple[str | None, ...] = ()
     keywords: tuple[tuple[str, str | None], ...] = ()
     # written inside an expression, found in the text (extract/calls.py): an edge of the
     # call graph for finding tests only, its arguments not read
     nested: bool = False
+    # the names each computed argument reads (`x * 2`, `f(x)`): (its position as "0",
+    # "1"…, or its keyword, the names), for a value computed from what a caller was given
+    derived: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,6 +155,7 @@ class FunctionFact:
     end_line: int
     owner_class: str | None
     params: tuple[str, ...] = ()  # every parameter by name, positional ones first, in order
+    varkw: str | None = None  # the name of its `**kwargs`, which callers' keywords fill
 
 
 @dataclass(frozen=True, kw_only=True)

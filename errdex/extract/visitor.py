@@ -388,6 +388,7 @@ class FileVisitor:
                 end_line=node.end_lineno or node.lineno,
                 owner_class=inner.owner_class,
                 params=tuple(a.arg for a in [*positional, *args.kwonlyargs]),
+                varkw=args.kwarg.arg if args.kwarg else None,
             )
         )
         outer_writes, self.writes = self.writes, []
@@ -575,8 +576,13 @@ class FileVisitor:
                 function=scope.qualname,
                 owner_class=self._owner(scope),
                 alone=alone,
-                args=tuple(_simple(a) for a in call.args),
-                keywords=tuple((k.arg, _simple(k.value)) for k in call.keywords if k.arg),
+                args=tuple(_argument_source(a) for a in call.args),
+                keywords=tuple(
+                    (k.arg or "**", _simple(k.value))
+                    for k in call.keywords
+                    if k.arg or isinstance(k.value, ast.Name)
+                ),
+                derived=_derived(call, scope),
             )
         )
         if alone and node.lineno in self.want_calls:
@@ -1442,6 +1448,54 @@ def _note_walrus(scope: Scope, test: ast.expr) -> None:
     for sub in ast.walk(test):
         if isinstance(sub, ast.NamedExpr):
             scope.assigned[sub.target.id] = (sub.value, False)
+
+
+def _derived(call: ast.Call, scope: Scope) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The parameters of `scope` that each argument of `call` is computed from, at most
+    four each, through the locals it reads (see CallFact.derived); none for an argument
+    that is a parameter itself, or `self.x`."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    passed = [(str(i), a) for i, a in enumerate(call.args)]
+    passed += [(k.arg, k.value) for k in call.keywords if k.arg]
+    for key, value in passed:
+        if isinstance(value, ast.Starred | ast.Lambda):
+            continue
+        parts = dotted_parts(value)
+        if parts is not None and (
+            parts[0] in ("self", "cls") or (parts == [parts[0]] and parts[0] in scope.params)
+        ):
+            continue  # handed on as it is, read as CallFact.args
+        read = (
+            [parts[0]]
+            if parts is not None
+            else [n.id for n in ast.walk(value) if isinstance(n, ast.Name)]
+        )
+        found = _params_read(read, scope)
+        if found:
+            out.append((key, tuple(found)[:4]))
+    return tuple(out)
+
+
+def _params_read(names: list[str], scope: Scope, depth: int = 0) -> dict[str, None]:
+    """The parameters among `names`, and those the locals among them were assigned
+    from, up to three assignments back."""
+    found: dict[str, None] = {}
+    for name in names:
+        if name in scope.params and name not in ("self", "cls"):
+            found[name] = None
+        elif name in scope.assigned and depth < 3:
+            value = scope.assigned[name][0]
+            inner = [n.id for n in ast.walk(value) if isinstance(n, ast.Name) and n.id != name]
+            found.update(_params_read(inner, scope, depth + 1))
+    return found
+
+
+def _argument_source(node: ast.expr) -> str | None:
+    """`_simple` of a call's positional argument; `*args` handed on is "*args"."""
+    if isinstance(node, ast.Starred):
+        inner = _simple(node.value)
+        return None if inner is None else "*" + inner
+    return _simple(node)
 
 
 def _simple(node: ast.expr) -> str | None:

@@ -1,0 +1,360 @@
+# Who can fix it, from reach rather than names: the package's public surface (what a
+# user imports and calls) and, for a parameter a check reads, the way a user's value
+# takes to it, followed backwards over the call graph: a caller that hands on its own
+# parameter (by position, keyword or `**kwargs`), a method that hands on `self.x` that
+# its class's constructor stored from a parameter. A check that no public function's
+# parameter reaches reads what the package computed.
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from errdex.explain.access import private_path
+from errdex.explain.callgraph import CallGraph
+from errdex.explain.knobs import KnobIndex
+from errdex.explain.records import replaced
+from errdex.extract.facts import CallFact, ClassFact, FileFacts
+from errdex.model import ErrorSite, Hop, Input, Knob, SourcePos
+
+MAX_HOPS = 6  # calls between the public function and the check
+_MAX_VISITS = 64  # (function, parameter) pairs one search looks at
+_CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
+# dunder methods an operator or statement runs: their parameters are the operands a user
+# wrote (`x in errors` hands `x` to `__contains__`)
+_RUN_BY_SYNTAX = frozenset(
+    {"__call__", "__contains__", "__getitem__", "__setitem__", "__delitem__", "__enter__",
+     "__exit__", "__iter__", "__getattr__", "__setattr__", "__eq__", "__lt__", "__le__",
+     "__gt__", "__ge__", "__add__", "__sub__", "__mul__", "__truediv__", "__or__",
+     "__and__", "__len__", "__bool__", "__format__", "__aenter__", "__aexit__"}
+)  # fmt: skip
+# a package whose top-level module names fewer of its own objects than this declares no
+# surface of its own: every public name of a public module is then taken as public
+_DECLARED_FROM = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A way from a public parameter to a check: the hops (public end first), and
+    whether that end is declared (exported by the package) rather than merely never
+    called by the package itself."""
+
+    hops: tuple[Hop, ...]
+    declared: bool
+    root: str  # the public function, module-qualified
+
+
+class Surface:
+    """The package's public surface and the reach of its checks' parameters."""
+
+    def __init__(self, facts: Sequence[FileFacts], graph: CallGraph):
+        self.graph = graph
+        self.files = {f.module: f for f in facts}
+        self.classes: dict[str, ClassFact] = {
+            f"{f.module}.{c.qualname}": c for f in facts for c in f.classes
+        }
+        self.varkw = {
+            f"{f.module}.{fn.qualname}": fn.varkw for f in facts for fn in f.functions if fn.varkw
+        }
+        self.exported = _exported(facts, set(self.files))
+        self._routes: dict[tuple[str, str], Route | None] = {}
+
+    def declared(self, function: str) -> bool:
+        """Whether `function` (module-qualified) is a public function or method that the
+        package offers its users: its top-level object exported, or defined in a public
+        package module, with no private part on the way."""
+        module = self.graph.module_of(function)
+        local = function[len(module) + 1 :] if module else function
+        if not module or not local or private_path(self.files[module].path):
+            return False
+        parts = local.split(".")
+        if any(_private(p) for p in parts):
+            return False
+        last = parts[-1]
+        if last.startswith("__") and last not in _CONSTRUCTORS and last not in _RUN_BY_SYNTAX:
+            return False
+        if len(parts) > 1 and f"{module}.{parts[0]}" not in self.classes:
+            return False  # a function nested in another: the library's own helper
+        if self.exported is None:
+            return True
+        return f"{module}.{parts[0]}" in self.exported
+
+    def route(self, function: str, param: str) -> Route | None:
+        """The nearest way from a public function's parameter to the parameter `param`
+        of `function`, the way to a declared one preferred; None when every way runs
+        into a value the package computes, or when the graph cannot tell."""
+        key = (function, param)
+        if key not in self._routes:
+            self._routes[key] = None  # a cycle finds nothing
+            self._routes[key] = self._search(function, param)
+        return self._routes[key]
+
+    def _search(self, function: str, param: str) -> Route | None:
+        start = (function, param)
+        todo: deque[tuple[str, str, tuple[Hop, ...]]] = deque(
+            [(function, param, (Hop(function=self.shown(function), param=param),))]
+        )
+        seen = {start}
+        found: list[tuple[int, Route]] = []  # (rank, route): a plain copy, declared, first
+        while todo and len(seen) <= _MAX_VISITS:
+            current, name, hops = todo.popleft()
+            computed = any(h.computed for h in hops)
+            if self.declared(current):
+                found.append((2 * computed, Route(hops=hops, declared=True, root=current)))
+                if not computed:
+                    break
+                continue
+            callers = self.graph.callers(current)
+            if not callers:
+                if self._uncalled_public(current):
+                    route = Route(hops=hops, declared=False, root=current)
+                    found.append((1 + 2 * computed, route))
+                continue
+            if len(hops) > MAX_HOPS:
+                continue
+            for caller in callers:
+                for step in self._handed(caller, current, name):
+                    if step[:2] in seen:
+                        continue
+                    seen.add(step[:2])
+                    todo.append((step[0], step[1], (step[2], *hops)))
+        return min(found, key=lambda f: f[0])[1] if found else None
+
+    def _handed(self, caller: str, callee: str, name: str) -> Iterable[tuple[str, str, Hop]]:
+        """Where `caller` gets what it passes `callee` as `name`: its own parameter, or
+        the constructor parameter its class stored in the field it passes."""
+        signature = self.graph.signatures.get(callee)
+        theirs = self.graph.signatures.get(caller)
+        if signature is None or theirs is None:
+            return
+        params, bound = signature
+        positional = params[1:] if bound else params
+        own = set(theirs[0]) - {"self", "cls"}
+        module = self.graph.module_of(caller)
+        path = self.files[module].path if module in self.files else None
+        for call in self.graph.calls_between(caller, callee):
+            arg = _argument(call, name, positional, self.varkw.get(caller))
+            where = None if path is None else SourcePos(file=path, line=call.line)
+            if arg is None:
+                for read in _computed_from(call, name, positional):
+                    if read in own:
+                        hop = Hop(
+                            function=self.shown(caller), param=read, location=where, computed=True
+                        )
+                        yield caller, read, hop
+                continue
+            if arg in own or (arg == name and ("**", self.varkw.get(caller)) in call.keywords):
+                yield caller, arg, Hop(function=self.shown(caller), param=arg, location=where)
+            elif theirs[1] and arg.startswith("self.") and arg.count(".") == 1:
+                owner = caller.rsplit(".", 1)[0]
+                stored = self.stored(owner, arg[5:])
+                if stored is not None:
+                    init, param = stored
+                    yield init, param, Hop(function=self.shown(init), param=param, location=where)
+            else:  # a local, or an attribute of a parameter: made from what the caller got
+                for read in _computed_from(call, name, positional):
+                    if read in own:
+                        hop = Hop(
+                            function=self.shown(caller), param=read, location=where, computed=True
+                        )
+                        yield caller, read, hop
+
+    def stored(self, cls: str, field: str) -> tuple[str, str] | None:
+        """The constructor and its parameter that a class's field `field` is set from
+        (`self.x = x` in `__init__`, a dataclass field)."""
+        fact = self.classes.get(cls)
+        if fact is None:
+            return None
+        member = next((m for m in fact.members if m.name == field), None)
+        if member is None:
+            return None
+        init = f"{cls}.__init__"
+        if member.kind == "field" and field in fact.init_names:
+            return init, field
+        if member.kind == "attribute" and member.default in fact.init_names:
+            return init, member.default
+        return None
+
+    def _uncalled_public(self, function: str) -> bool:
+        """A public function of a public module that the package never calls: only a
+        user can (or a caller the graph does not see)."""
+        module = self.graph.module_of(function)
+        local = function[len(module) + 1 :] if module else function
+        if not module or private_path(self.files[module].path):
+            return False
+        parts = local.split(".")
+        if any(_private(p) for p in parts):
+            return False
+        if len(parts) > 1 and f"{module}.{parts[0]}" not in self.classes:
+            return False  # a function nested in another: the library's own helper
+        return not self.graph.called_somehow(function)
+
+    def root_knobs(self, route: Route, knobs: KnobIndex) -> tuple[Knob, ...]:
+        """The command-line options that set the parameter a route starts from (a click
+        or typer command's parameter)."""
+        module = self.graph.module_of(route.root)
+        facts = self.files.get(module)
+        if facts is None:
+            return ()
+        local = route.root[len(module) + 1 :]
+        return tuple(knobs.params.get((facts.path, local, route.hops[0].param), ()))
+
+    def shown(self, function: str) -> str:
+        """A function as a user names it: without its module, a class for its
+        constructor."""
+        module = self.graph.module_of(function)
+        local = function[len(module) + 1 :] if module else function
+        head, _, last = local.rpartition(".")
+        return head if last in _CONSTRUCTORS and head else local
+
+
+def with_reach(
+    site: ErrorSite, surface: Surface, target: str, knobs: KnobIndex | None = None
+) -> ErrorSite:
+    """`site` with the reach of its parameters and fields set (`Input.reach`), and their
+    access from it: a value a public parameter hands on is the user's, one that every
+    caller computes is the package's own. `target`: the site's function,
+    module-qualified."""
+    if not site.inputs or target.endswith(".<module>"):
+        return site
+    function = site.location.function
+    owner = target.rsplit(".", 1)[0] if "." in function else None
+    out: list[Input] = []
+    for item in site.inputs:
+        route: Route | None = None
+        known = True  # whether the graph could tell
+        if item.kind == "parameter" and item.owner == function:
+            route = surface.route(target, item.name)
+            known = bool(surface.graph.callers(target)) or surface.declared(target)
+        elif (
+            item.kind in ("attribute", "field")
+            and owner is not None
+            and item.expr == f"self.{item.name}"
+        ):
+            stored = surface.stored(owner, item.name)
+            if stored is not None:
+                route = surface.route(*stored)
+                known = bool(surface.graph.callers(stored[0])) or surface.declared(stored[0])
+            else:
+                known = False
+        else:
+            known = False
+        if route is not None and any(h.computed for h in route.hops):
+            # the user's value, made into another one on the way: the user changes theirs
+            out.append(replaced(item, access="internal", reach=route.hops))
+        elif route is not None:
+            hops = route.hops if len(route.hops) > 1 else ()  # one: it is its own root
+            set_by = () if knobs is None or not hops else surface.root_knobs(route, knobs)
+            out.append(replaced(item, access="public", reach=hops, knobs=set_by or item.knobs))
+        elif known and item.access == "public" and not _forwarded(surface, target, item):
+            out.append(replaced(item, access="internal"))
+        else:
+            out.append(item)
+    return replaced(site, inputs=tuple(out))
+
+
+def _forwarded(surface: Surface, target: str, item: Input) -> bool:
+    """Whether a caller hands `item` on in a way the graph does not follow: `*args`, or
+    `**options` that are not its own `**kwargs`."""
+    if item.kind != "parameter":
+        return False
+    for caller in surface.graph.callers(target):
+        varkw = surface.varkw.get(caller)
+        for call in surface.graph.calls_between(caller, target):
+            if any(a is not None and a.startswith("*") for a in call.args):
+                return True
+            if any(k == "**" and v != varkw for k, v in call.keywords):
+                return True
+    return False
+
+
+def _computed_from(call: CallFact, name: str, positional: Sequence[str]) -> tuple[str, ...]:
+    """The names that the argument `call` computes for the parameter `name` reads."""
+    keys = {name}
+    if name in positional:
+        keys.add(str(positional.index(name)))
+    return next((names for key, names in call.derived if key in keys), ())
+
+
+def _argument(
+    call: CallFact, name: str, positional: Sequence[str], varkw: str | None
+) -> str | None:
+    """What `call` passes as the parameter `name`: a name or attribute as written, the
+    caller's own parameter name when it hands on its `**kwargs`; None when computed or
+    not passed."""
+    for keyword, value in call.keywords:
+        if keyword == name:
+            return value
+    if name in positional:
+        index = positional.index(name)
+        if index < len(call.args):
+            return call.args[index]
+    if varkw is not None and ("**", varkw) in call.keywords:
+        return name  # the caller's own keyword, handed on through its **kwargs
+    return None
+
+
+def _exported(facts: Sequence[FileFacts], modules: set[str]) -> set[str] | None:
+    """The top-level objects (module-qualified, where defined) that the package's public
+    `__init__` modules define or import by name; None when its top-level module names
+    too few of its own to declare a surface."""
+    by_module = {f.module: dict(f.imports) for f in facts}
+    tops = {m.split(".")[0] for m in modules}
+    found: set[str] = set()
+    top_count = 0
+    for f in facts:
+        if not f.path.endswith("__init__.py") or private_path(f.path):
+            continue
+        named = [q for _, q in f.imports if q.split(".")[0] in tops]
+        named += [f"{f.module}.{c.qualname}" for c in f.classes if "." not in c.qualname]
+        named += [f"{f.module}.{fn.qualname}" for fn in f.functions if "." not in fn.qualname]
+        if "." not in f.module:
+            top_count += len(named)
+        named += _starred(f, facts)
+        found.update(_defined_at(q, by_module) for q in named)
+    return found if top_count >= _DECLARED_FROM else None
+
+
+def _starred(f: FileFacts, facts: Sequence[FileFacts]) -> list[str]:
+    """The top-level names of the modules `f` imports everything from."""
+    out = []
+    for module in f.stars:
+        other = next((o for o in facts if o.module == module), None)
+        if other is not None:
+            out += [f"{module}.{c.qualname}" for c in other.classes if "." not in c.qualname]
+            out += [f"{module}.{fn.qualname}" for fn in other.functions if "." not in fn.qualname]
+    return out
+
+
+def _defined_at(qualified: str, by_module: dict[str, dict[str, str]]) -> str:
+    """An imported name followed through re-exports to where it is defined."""
+    for _ in range(8):
+        module, _, name = qualified.rpartition(".")
+        nxt = by_module.get(module, {}).get(name)
+        if nxt is None or nxt == qualified:
+            return qualified
+        qualified = nxt
+    return qualified
+
+
+def _private(part: str) -> bool:
+    return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+
+
+def said_root(item: Input) -> str | None:
+    """The user's own call or option that sets `item`, from its reach: "your call
+    `decode(audience=…)`", "your `--recursive` option"; None when it has no reach, or the
+    value is computed on the way."""
+    if not item.reach or any(h.computed for h in item.reach):
+        return None
+    option = next((k for k in item.knobs if k.kind in ("option", "flag")), None)
+    if option is not None:
+        return f"your `{option.name}` option"
+    root = item.reach[0]
+    return f"your call `{root.function}({root.param}=…)`"
+
+
+def said_route(item: Input) -> str | None:
+    """The way `item` takes from the user's call to the check: "`decode` → `check`"."""
+    names = list(dict.fromkeys(h.function for h in item.reach))
+    return " → ".join(f"`{n}`" for n in names) if len(names) > 1 else None

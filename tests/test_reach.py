@@ -1,0 +1,240 @@
+# Who can fix it, from reach (explain/surface.py): each kind of hop a user's value takes
+# to a check, each kind of public root it starts from, a fix against a way to avoid the
+# check, and checks that nothing public reaches staying the library's own. Code in, the
+# inputs' access and reach, the condition and the fixes as they should read out.
+from __future__ import annotations
+
+from pathlib import Path
+
+from errdex.codec import site_from_json, site_to_json
+from errdex.model import ErrorSite, Snapshot
+from tests.test_knobs import body, explained
+
+# A package that declares its surface: `pkg/__init__.py` imports what users call.
+SURFACE = {
+    "pkg/__init__.py": """
+        from pkg.api import decode, encode, Client, Codec
+        from pkg.tools import convert
+    """,
+    "pkg/api.py": """
+        from pkg import _core
+
+
+        def decode(token, audience=None, **options):
+            return _core.check(token, audience=audience, **options)
+
+
+        def encode(payload, key):
+            return _core.sign(payload, key)
+
+
+        class Client:
+            def __init__(self, retries, timeout=None):
+                self.retries = retries
+                self.timeout = timeout
+
+            def fetch(self, url):
+                return _core.fetch(url, self.retries)
+
+
+        class Codec:
+            def load(self, text):
+                return self._parse(text)
+
+            def _parse(self, text):
+                if not text.startswith("{"):
+                    raise ValueError("not a JSON object")
+                return text
+    """,
+    "pkg/_core.py": """
+        def check(token, audience=None, leeway=0):
+            if audience is not None and not isinstance(audience, str):
+                raise TypeError("audience must be a string")
+            if leeway < 0:
+                raise ValueError("leeway must not be negative")
+            return token
+
+
+        def sign(payload, key):
+            return _digest(payload, len(key) * 8)
+
+
+        def _digest(payload, bits):
+            if bits < 256:
+                raise ValueError("the key is too short")
+            return payload
+
+
+        def fetch(url, retries):
+            if retries < 0:
+                raise ValueError("retries must not be negative")
+            return _pool(url, 4)
+
+
+        def _pool(url, size):
+            if size > 64:
+                raise RuntimeError("pool size over the limit")
+            return url
+    """,
+    "pkg/tools.py": """
+        def convert(value, *, strict=False):
+            return normalize(value, strict)
+
+
+        def normalize(value, strict):
+            if strict and value is None:
+                raise ValueError("strict conversion of nothing")
+            return value
+
+
+        def _internal_step(items):
+            return shrink(len(items))
+
+
+        def shrink(count):
+            if count > 1000:
+                raise ValueError("too many items to shrink")
+            return count
+    """,
+}
+
+
+def _sites(tmp_path: Path, files: dict[str, str] = SURFACE) -> dict[str, ErrorSite]:
+    return explained(tmp_path, files)
+
+
+def _reach(site: ErrorSite, name: str) -> list[tuple[str, str]]:
+    [item] = [i for i in site.inputs if i.name == name]
+    return [(h.function, h.param) for h in item.reach]
+
+
+def _access(site: ErrorSite, name: str) -> str | None:
+    [item] = [i for i in site.inputs if i.name == name]
+    return item.access
+
+
+def test_a_keyword_handed_on_reaches_the_public_function(tmp_path: Path) -> None:
+    site = _sites(tmp_path)["audience must be a string"]
+    assert _access(site, "audience") == "public"
+    assert _reach(site, "audience") == [("decode", "audience"), ("check", "audience")]
+    said = body(site)
+    assert "`audience` comes from your call `decode(audience=…)` (`decode` → `check`)" in (
+        said.when_it_happens
+    )
+    assert said.solutions[0] == (
+        "Pass a value of type `str` as `audience` (from your call `decode(audience=…)`)"
+    )
+
+
+def test_a_keyword_handed_on_through_kwargs_is_followed(tmp_path: Path) -> None:
+    site = _sites(tmp_path)["leeway must not be negative"]
+    assert _reach(site, "leeway") == [("decode", "leeway"), ("check", "leeway")]
+    assert (
+        body(site).solutions[0] == "Set `leeway` to 0 or more (from your call `decode(leeway=…)`)"
+    )
+
+
+def test_a_field_stored_by_the_constructor_reaches_its_parameter(tmp_path: Path) -> None:
+    site = _sites(tmp_path)["retries must not be negative"]
+    assert _reach(site, "retries") == [("Client", "retries"), ("fetch", "retries")]
+    [item] = [i for i in site.inputs if i.name == "retries"]
+    # the hop into `fetch` is the call in `Client.fetch` that hands `self.retries` on
+    assert item.reach[0].location is not None and item.reach[0].location.file == "pkg/api.py"
+    assert (
+        body(site).solutions[0] == "Set `retries` to 0 or more (from your call `Client(retries=…)`)"
+    )
+
+
+def test_a_computed_argument_names_the_users_value_it_comes_from(tmp_path: Path) -> None:
+    site = _sites(tmp_path)["the key is too short"]
+    assert _reach(site, "bits") == [("encode", "key"), ("sign", "key"), ("_digest", "bits")]
+    [item] = [i for i in site.inputs if i.name == "bits"]
+    assert item.access == "internal"  # `bits` itself is not what a user sets
+    assert [h.computed for h in item.reach] == [False, True, False]  # `sign` computes it
+    assert body(site).solutions == (
+        "Check the `key` you pass to `encode`: what this check reads is computed from it,"
+        " and this check rejects the result",
+    )
+    assert "bug in" not in body(site).what_it_means
+
+
+def test_a_method_of_an_exported_class_is_a_root(tmp_path: Path) -> None:
+    site = _sites(tmp_path)["not a JSON object"]
+    assert _reach(site, "text") == [("Codec.load", "text"), ("Codec._parse", "text")]
+    assert _access(site, "text") == "public"
+
+
+def test_a_public_function_the_package_exports_is_its_own_root(tmp_path: Path) -> None:
+    site = _sites(tmp_path)["strict conversion of nothing"]
+    # `normalize` is public by name but not exported: users reach it through `convert`
+    assert _reach(site, "strict") == [("convert", "strict"), ("normalize", "strict")]
+
+
+def test_a_check_that_nothing_public_reaches_stays_internal(tmp_path: Path) -> None:
+    sites = _sites(tmp_path)
+    pool = sites["pool size over the limit"]  # `_pool(url, 4)`: the library's constant
+    assert _access(pool, "size") == "internal"
+    assert _reach(pool, "size") == []
+    # a public-looking function that only the package's own code calls, with what it computed
+    shrink = sites["too many items to shrink"]
+    assert _access(shrink, "count") == "internal"
+    assert not any("`count`" in s for s in body(shrink).solutions)
+
+
+def test_reach_survives_the_json_record(tmp_path: Path) -> None:
+    site = _sites(tmp_path)["the key is too short"]
+    snapshot = Snapshot(package="pkg", version="1.0", root=tmp_path, source=str(tmp_path))
+    back = site_from_json(site_to_json(site, snapshot))
+    assert back.inputs == site.inputs
+
+
+CLI = {
+    "tool/__init__.py": "",
+    "tool/cli.py": """
+        import typer
+
+        app = typer.Typer()
+
+
+        @app.command()
+        def ls(path: str, tree: bool = typer.Option(False, "--tree"), recursive: bool = False):
+            _list(path, tree, recursive)
+
+
+        def _list(path, as_tree, recursive):
+            if as_tree and recursive:
+                raise typer.BadParameter("Cannot use --tree with --recursive.")
+    """,
+}
+
+
+def test_a_command_line_option_is_named_as_the_user_types_it(tmp_path: Path) -> None:
+    site = _sites(tmp_path, CLI)["Cannot use --tree with --recursive."]
+    assert _reach(site, "as_tree") == [("ls", "tree"), ("_list", "as_tree")]
+    said = body(site)
+    assert "`as_tree` comes from your `--tree` option (`ls` → `_list`)" in said.when_it_happens
+
+
+AVOID = {
+    "net/__init__.py": "from net.hub import download\n",
+    "net/hub.py": """
+        def download(name, offline=False, retries=3):
+            return _get(name, offline, retries)
+
+
+        def _get(name, offline, retries):
+            if not offline and retries <= 0:
+                raise ConnectionError("no retries left to fetch the file")
+            return name
+    """,
+}
+
+
+def test_the_fix_comes_before_the_way_to_avoid_the_check(tmp_path: Path) -> None:
+    site = _sites(tmp_path, AVOID)["no retries left to fetch the file"]
+    solutions = body(site).solutions
+    assert solutions[0] == "Set `retries` to more than 0 (from your call `download(retries=…)`)"
+    assert solutions[1].startswith(
+        "Or: give `offline` a non-empty value (from your call `download("
+    )
+    assert solutions[1].endswith("so that the check does not apply")
