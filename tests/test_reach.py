@@ -14,7 +14,7 @@ from tests.test_knobs import body, explained
 SURFACE = {
     "pkg/__init__.py": """
         from pkg.api import decode, encode, Client, Codec
-        from pkg.tools import convert
+        from pkg.engine.tools import convert
     """,
     "pkg/api.py": """
         from pkg import _core
@@ -76,7 +76,8 @@ SURFACE = {
                 raise RuntimeError("pool size over the limit")
             return url
     """,
-    "pkg/tools.py": """
+    "pkg/engine/__init__.py": "",
+    "pkg/engine/tools.py": """
         def convert(value, *, strict=False):
             return normalize(value, strict)
 
@@ -166,7 +167,8 @@ def test_a_method_of_an_exported_class_is_a_root(tmp_path: Path) -> None:
 
 def test_a_public_function_the_package_exports_is_its_own_root(tmp_path: Path) -> None:
     site = _sites(tmp_path)["strict conversion of nothing"]
-    # `normalize` is public by name but not exported: users reach it through `convert`
+    # `normalize` is public by name but deep in the package and not exported: users
+    # reach it through `convert`
     assert _reach(site, "strict") == [("convert", "strict"), ("normalize", "strict")]
 
 
@@ -238,3 +240,50 @@ def test_the_fix_comes_before_the_way_to_avoid_the_check(tmp_path: Path) -> None
         "Or: give `offline` a non-empty value (from your call `download("
     )
     assert solutions[1].endswith("so that the check does not apply")
+
+
+LAYERED = {
+    "ui/__init__.py": "from ui.console import Console, get_console, print_line\n",
+    "ui/console.py": """
+        from ui.text import Text
+        from ui.engine.layout import fit
+
+
+        class Console:
+            def show(self, cells):
+                Text().append(str(len(cells)))
+                return fit(len(cells))
+
+
+        def get_console():
+            return Console()
+
+
+        def print_line(line):
+            return line
+    """,
+    "ui/text.py": """
+        class Text:
+            def append(self, text):
+                if not isinstance(text, str):
+                    raise TypeError("only str can be appended to Text")
+                return self
+    """,
+    "ui/engine/__init__.py": "",
+    "ui/engine/layout.py": """
+        def fit(width):
+            if width > 200:
+                raise ValueError("the layout is too wide")
+            return width
+    """,
+}
+
+
+def test_a_public_module_right_below_the_package_is_its_api(tmp_path: Path) -> None:
+    sites = _sites(tmp_path, LAYERED)
+    # `ui.text.Text` is imported by users from its module, though `ui` does not export it
+    assert _access(sites["only str can be appended to Text"], "text") == "public"
+    # a deeper module's function that the package calls with what it computed is its own
+    layout = sites["the layout is too wide"]
+    assert _reach(layout, "width") == [("Console.show", "cells"), ("fit", "width")]
+    assert _access(layout, "width") == "internal"

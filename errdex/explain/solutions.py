@@ -488,8 +488,11 @@ def _fix_for(clause: Clause, subject: Input, analysis: Analysis, first: bool) ->
     if clause.fix is None:
         return None
     knob = subject.knobs[0] if subject.knobs else None
+    named = _named(subject)
     if subject.access == "public" and subject.kind not in ("global", "env"):
         text = clause.fix
+        if named != subject.name:  # the user's own parameter, of another name
+            text = clause.fix_naming(f"`{named}`") or text
         notes = _notes(subject)
     elif knob is not None and knob.kind in ("constructor", "flag", "option", "env"):
         shown = f"the environment variable `{knob.name}`" if knob.kind == "env" else None
@@ -854,6 +857,8 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
         call = guard.raised_by
         passed = [] if call is None else [i for i in site.inputs if reads(call, i)]
         said = _failure_at(analysis, position)
+        if said is not None and private_name_in(said):
+            said = None  # a solution names nothing of the library's own
         if said is not None and call is not None and site.kind != "reraise":
             users = _users_of(call, analysis)
             subject, _, predicate = said[1:].partition("` ")

@@ -28,6 +28,10 @@ _RUN_BY_SYNTAX = frozenset(
      "__gt__", "__ge__", "__add__", "__sub__", "__mul__", "__truediv__", "__or__",
      "__and__", "__len__", "__bool__", "__format__", "__aenter__", "__aexit__"}
 )  # fmt: skip
+# the public modules right below the package (`rich.text`, `click.core`) are what its
+# users import; deeper ones (`vllm.model_executor.layers.x`) are its machinery, unless a
+# public `__init__` exports their names
+_API_DEPTH = 1
 # a package whose top-level module names fewer of its own objects than this declares no
 # surface of its own: every public name of a public module is then taken as public
 _DECLARED_FROM = 3
@@ -61,8 +65,9 @@ class Surface:
 
     def declared(self, function: str) -> bool:
         """Whether `function` (module-qualified) is a public function or method that the
-        package offers its users: its top-level object exported, or defined in a public
-        package module, with no private part on the way."""
+        package offers its users: defined in a public module right below the package, or
+        its top-level object exported by a public `__init__`, with no private part on the
+        way."""
         module = self.graph.module_of(function)
         local = function[len(module) + 1 :] if module else function
         if not module or not local or private_path(self.files[module].path):
@@ -71,11 +76,12 @@ class Surface:
         if any(_private(p) for p in parts):
             return False
         last = parts[-1]
-        if last.startswith("__") and last not in _CONSTRUCTORS and last not in _RUN_BY_SYNTAX:
+        run_by_syntax = last in _RUN_BY_SYNTAX and len(parts) > 1  # a module's `__getattr__`: no
+        if last.startswith("__") and last not in _CONSTRUCTORS and not run_by_syntax:
             return False
         if len(parts) > 1 and f"{module}.{parts[0]}" not in self.classes:
             return False  # a function nested in another: the library's own helper
-        if self.exported is None:
+        if self.exported is None or module.count(".") <= _API_DEPTH:
             return True
         return f"{module}.{parts[0]}" in self.exported
 
@@ -99,6 +105,8 @@ class Surface:
         while todo and len(seen) <= _MAX_VISITS:
             current, name, hops = todo.popleft()
             computed = any(h.computed for h in hops)
+            if _private(name):  # `_allow_empty`: a keyword the package passes itself
+                continue
             if self.declared(current):
                 found.append((2 * computed, Route(hops=hops, declared=True, root=current)))
                 if not computed:
@@ -242,6 +250,9 @@ def with_reach(
         if route is not None and any(h.computed for h in route.hops):
             # the user's value, made into another one on the way: the user changes theirs
             out.append(replaced(item, access="internal", reach=route.hops))
+        elif route is not None and _private(item.name):
+            # `self._parsed` stored from `parsed`: the knob that sets it names it
+            out.append(replaced(item, reach=route.hops if len(route.hops) > 1 else ()))
         elif route is not None:
             hops = route.hops if len(route.hops) > 1 else ()  # one: it is its own root
             set_by = () if knobs is None or not hops else surface.root_knobs(route, knobs)
