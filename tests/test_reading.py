@@ -622,3 +622,60 @@ def test_a_handled_parse_failure_says_what_was_wrong_with_its_input(tmp_path: Pa
     # and a call that is not one whose failure says what its input is
     for text in ("no count in {text}", "cannot parse {text}"):
         assert "is not" not in said(find(sites, text)), text
+
+
+def test_a_path_test_says_what_the_path_must_be(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "pp/__init__.py": "from pp.api import enable, save, rule\n",
+            "pp/api.py": """
+                import os
+
+
+                def cell_len(text):
+                    return len(text)
+
+
+                def enable(path):
+                    local_path = os.path.abspath(path)
+                    if not os.path.isdir(local_path):
+                        raise ValueError("This does not look like a valid git repo.")
+
+
+                def save(target):
+                    if os.path.exists(target):
+                        raise FileExistsError(f"{target} exists")
+
+
+                def rule(characters="-"):
+                    if cell_len(characters) < 1:
+                        raise ValueError("the characters must have a cell width of 1 or more")
+
+
+                def size(items):
+                    if len(items) < 1:
+                        raise ValueError("no items")
+            """,
+        },
+    )
+    enable = body(sites["This does not look like a valid git repo."])
+    assert "`local_path` is not a directory (`os.path.isdir(local_path)` returns false)" in (
+        enable.when_it_happens
+    )
+    assert enable.solutions == (
+        "Check the `path` you pass to `enable`: `local_path`, made from it, must be an"
+        " existing directory",
+    )
+    save = body(find(sites, "{target} exists"))
+    assert save.solutions[0].startswith("Pass a `target` that is a path where nothing exists yet")
+    # a public function's measure of a parameter, compared with a literal
+    rule = body(sites["the characters must have a cell width of 1 or more"])
+    assert rule.solutions[0].startswith(
+        "Pass a `characters` for which `cell_len(characters)` is 1 or more"
+    )
+    # `len` keeps its own wording
+    assert (
+        body(sites["no items"]).solutions[0]
+        == "Give `items` at least one item (parameter of `size`)"
+    )

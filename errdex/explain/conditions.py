@@ -74,6 +74,9 @@ class Clause:
     # the environment variable the condition reads: its name for `envs.NAME`, "" for one
     # read through os.environ / os.getenv; None when it reads none
     env: str | None = None
+    # what the subject must be for the clause to be false, as a noun phrase ("an existing
+    # directory"), when a fix through what it is made from can say so
+    wants: str | None = None
 
     def fix_naming(self, name: str) -> str | None:
         """`fix` with the subject named `name` instead (a knob, a constructor parameter)."""
@@ -226,6 +229,9 @@ def _compare(left: Expr, op: CompareOp, right: Expr, inputs: Inputs, holds: bool
         return _length(left.args[0], op, right, inputs)
     if isinstance(left, Constant) and op in ("in", "not in"):
         return _contains(right, left, op == "in", inputs)
+    measured = _measured(left, op, right, inputs)
+    if measured is not None:
+        return measured
     subject = _subject(left, inputs)
     name, value = code(left), value_text(right)
     bound = value if isinstance(right, Constant) else None
@@ -250,6 +256,36 @@ def _compare(left: Expr, op: CompareOp, right: Expr, inputs: Inputs, holds: bool
         shown=name,
         example=_example(subject, op, right, at_default),
         root=_root(left),
+    )
+
+
+def _measured(left: Expr, op: CompareOp, right: Expr, inputs: Inputs) -> Clause | None:
+    """`cell_len(text) < 1`: a public function's measure of one parameter, compared with
+    a literal; the fix asks for a parameter whose measure passes."""
+    if not (isinstance(left, Call) and isinstance(right, Constant)) or op in ("in", "not in"):
+        return None
+    argument = left.args[0] if len(left.args) == 1 and not left.keywords else None
+    if argument is None or left.name in _CONVERSIONS or left.name == "len":
+        return None
+    subject = _subject(argument, inputs)
+    private = any(_private(sub) for sub in left.func.walk())
+    if (
+        subject is None
+        or subject.kind != "parameter"
+        or private
+        or _root(left.func) in ("self", "cls")
+    ):
+        return None
+    name, value, shown = code(left), value_text(right), code(argument)
+    text = _comparison_phrase(op, right, name, value)[0]
+    wanted = _comparison_phrase(FLIP[op], right, name, value)[0]
+    return Clause(
+        text=f"{name} {text}",
+        subject=subject,
+        fix=f"Pass a {shown} for which {name} {wanted}",
+        bound=value,
+        shown=shown,
+        root=_root(argument),
     )
 
 
@@ -503,8 +539,10 @@ def _length_plain(target: Expr, op: CompareOp, right: Expr, inputs: Inputs) -> C
         "==": f"Give {name} other than {value} items",
         "!=": f"Give {name} exactly {value} items",
     }
-    if n == 0 and op in ("==", "<="):
+    if (n == 0 and op in ("==", "<=")) or (n == 1 and op == "<"):
         fix = f"Give {name} at least one item"
+    elif n == 1 and op in (">", "!="):
+        fix = f"Give {name} exactly one item" if op == "!=" else f"Give {name} at most one item"
     elif n == 0 and op in ("!=", ">"):
         fix = f"Leave {name} empty"
     else:
@@ -530,6 +568,9 @@ def _call(node: Call, inputs: Inputs, holds: bool) -> Clause:
     if words is not None:
         found = _affix(node, holds, inputs) if name in ("startswith", "endswith") else None
         return Clause(text=words) if found is None else found
+    path = _path_test(node, holds, inputs)
+    if path is not None:
+        return path
     platform = _platform(name)
     if platform is not None:
         text = f"the platform is {platform}" if holds else f"the platform is not {platform}"
@@ -551,6 +592,46 @@ def _call(node: Call, inputs: Inputs, holds: bool) -> Clause:
         fix=f"Pass a {shown} for which {code(node)} is {wanted}",
         shown=shown,
         root=_root(argument),  # type: ignore[arg-type]
+    )
+
+
+# Tests of what is at a path: what the path must be for the test to pass, and for it to
+# fail (`os.path.isdir(p)`, `Path(p).is_file()`, `p.exists()`).
+_PATH_TESTS = {
+    "isdir": ("an existing directory", "not a directory"),
+    "is_dir": ("an existing directory", "not a directory"),
+    "isfile": ("an existing file", "not an existing file"),
+    "is_file": ("an existing file", "not an existing file"),
+    "exists": ("a path that exists", "a path where nothing exists yet"),
+    "lexists": ("a path that exists", "a path where nothing exists yet"),
+}
+
+
+def _path_test(node: Call, holds: bool, inputs: Inputs) -> Clause | None:
+    """`os.path.isdir(p)` or `p.is_dir()`: a test of what is at the path `p`, said as what
+    `p` must be."""
+    wanted = _PATH_TESTS.get(node.name)
+    if wanted is None or not isinstance(node.func, Attribute):
+        return None
+    receiver = node.func.value
+    if receiver.source() in ("os.path", "path", "osp") and len(node.args) == 1:
+        target = node.args[0]
+    elif not node.args and receiver.source() not in ("os", "os.path", "self"):
+        target = receiver
+    else:
+        return None
+    wants = wanted[1] if holds else wanted[0]
+    shown = code(target)
+    subject = _subject(target, inputs)
+    return Clause(
+        text=f"{shown} is {wanted[0] if holds else wanted[1]} ({node.said(holds)})",
+        subject=subject,
+        noun=f"a {shown} that is {wanted[0] if holds else wanted[1]}",
+        fix=f"Pass a {shown} that is {wants}" if subject is not None else None,
+        shown=shown,
+        root=_root(target),
+        wants=wants,
+        call=node.name,
     )
 
 

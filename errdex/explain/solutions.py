@@ -633,6 +633,8 @@ def _through_local(
         and _mentions_only(local.default_tree, public)
         else f"what the check reads is computed from {_them(public)}"
     )
+    if clause.wants is not None:
+        computed = f"`{local.name}`, made from {_them(public)}, must be {clause.wants}"
     knobs = [k for s in public for k in s.knobs]
     text = f"Check the {names} you pass {where}: {computed}"
     examples = _examples(knobs, None, None)
