@@ -279,7 +279,7 @@ def test_an_abstractmethod_is_reached_only_through_super(tmp_path: Path) -> None
     # a plain method that raises is reached through any subclass that leaves it out
     get = body(sites["Store.get"])
     assert "super()" not in get.what_it_means
-    assert any("Use a subclass of `Store` that implements `get`" in s for s in get.solutions)
+    assert any("Implement `get` in your subclass of `Store`" in s for s in get.solutions)
 
 
 def test_a_private_marker_is_never_named_in_a_fix(tmp_path: Path) -> None:
@@ -679,3 +679,44 @@ def test_a_path_test_says_what_the_path_must_be(tmp_path: Path) -> None:
         body(sites["no items"]).solutions[0]
         == "Give `items` at least one item (parameter of `size`)"
     )
+
+
+def test_an_error_a_caller_turns_into_another_says_which_one_the_user_sees(
+    tmp_path: Path,
+) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "dp/__init__.py": "from dp.parser import parse\n",
+            "dp/parser.py": """
+                class ParserError(ValueError):
+                    pass
+
+
+                def _ymd(token):
+                    if len(token) > 4:
+                        raise ValueError(f"year too long: {token}")
+                    return token
+
+
+                def parse(text):
+                    try:
+                        return _ymd(text)
+                    except ValueError as e:
+                        raise ParserError("Unknown string format") from e
+
+
+                def check(token):
+                    if not token:
+                        raise ValueError("empty token")
+            """,
+        },
+    )
+    inner = body(find(sites, "year too long: {token}")).what_it_means
+    assert (
+        'When `parse` calls it, it catches this and raises `ParserError` ("Unknown string'
+        ' format") instead: that is the error you see, and the traceback shows this one'
+        " above it." in inner
+    )
+    # a raise that no caller turns into another one says nothing of the kind
+    assert "instead" not in body(sites["empty token"]).what_it_means

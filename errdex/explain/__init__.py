@@ -104,11 +104,12 @@ def explain(
     titles = unique_titles(sites, [base_title(s, _guard_text(s)) for s in sites])
     done, reused = prose()
     caught = _caught_by_callers(sites, [list(d.prose.fixes) for d in done], graph, modules)
+    converted = _converted_by_callers(sites, graph, modules)
     found_tests = tests()
     out: list[ErrorSite] = []
     for number, (site, (made, _), title) in enumerate(zip(sites, done, titles, strict=True)):
         report = report_issue_url(site, snapshot, title)
-        means = made.what_it_means
+        means = made.what_it_means + converted.get(number, "")
         fixes = list(made.fixes)
         added = number in caught and len(fixes) < MAX_SOLUTIONS
         if added:
@@ -494,6 +495,51 @@ def _caught_by_callers(
                     break
             if number in out:
                 break
+    return out
+
+
+def _converted_by_callers(
+    sites: Sequence[ErrorSite], graph: CallGraph, modules: set[str]
+) -> dict[int, str]:
+    """For a site whose exception a caller catches and turns into another one (`except
+    ValueError as e: raise ParserError(...) from e`), the sentence that says so: the
+    user sees that other error; by site index."""
+    handlers: dict[tuple[str, str], list[tuple[int, set[str]]]] = {}
+    for number, site in enumerate(sites):
+        if site.kind != "raise" or not site.guard or site.guard[-1].kind != "except":
+            continue
+        guard = site.guard[-1]
+        called = _called_in_try(guard.raised_by_tree)
+        if called is not None:
+            types = {t.rsplit(".", 1)[-1] for t in _caught_types(guard.tree)}
+            handlers.setdefault((_target(site, modules), called), []).append((number, types))
+    out: dict[int, str] = {}
+    for number, site in enumerate(sites):
+        if not handlers or site.location.function == "<module>" or site.kind == "reraise":
+            continue
+        exception = site.exception
+        raised = {
+            n.rsplit(".", 1)[-1] for n in (exception.name, exception.qualname, *exception.bases)
+        }
+        name = site.location.function.rsplit(".", 1)[-1]
+        for caller in graph.callers(_target(site, modules)):
+            found = [h for h, types in handlers.get((caller, name), []) if types & raised]
+            other = next((sites[h] for h in found if h != number), None)
+            if other is None or other.exception.name == exception.name:
+                continue
+            who = other.location.function
+            text = other.message.literal_text if other.message is not None else ""
+            shown = f' ("{text}")' if text and len(text) <= 80 else ""
+            above = (
+                "this one is not shown (`from None`)"
+                if other.cause == "None"
+                else "the traceback shows this one above it"
+            )
+            out[number] = (
+                f" When `{who}` calls it, it catches this and raises `{other.exception.name}`"
+                f"{shown} instead: that is the error you see, and {above}."
+            )
+            break
     return out
 
 

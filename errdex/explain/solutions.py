@@ -1150,8 +1150,10 @@ def _implement(analysis: Analysis) -> list[Fix]:
         ]
     return [
         Fix(
-            text=f"Use a subclass of `{owner}` that implements `{name}`, "
-            "or a feature that does not call it",
+            text=(
+                f"Implement `{name}` in your subclass of `{owner}`, or use one of the"
+                f" package's subclasses that implements it"
+            ),
             kind="implement",
         )
     ]
