@@ -287,3 +287,10 @@ def test_a_public_module_right_below_the_package_is_its_api(tmp_path: Path) -> N
     layout = sites["the layout is too wide"]
     assert _reach(layout, "width") == [("Console.show", "cells"), ("fit", "width")]
     assert _access(layout, "width") == "internal"
+
+
+def test_a_check_on_internal_state_says_which_public_call_gets_there(tmp_path: Path) -> None:
+    site = _sites(tmp_path)["pool size over the limit"]
+    assert "You get here by calling `Client.fetch` (`Client.fetch` → `fetch` → `_pool`)." in (
+        body(site).when_it_happens
+    )

@@ -206,6 +206,7 @@ class _World:
             "env": lookup_in(self.env_seen),
             "dest": lookup_in(self.dests),
             "call paths": self.call_paths,
+            "entry": self.surface.entry,
             "module": lambda file: _module(file, modules),
             "exported": lambda name: name in self.exported,
             "requires": lambda _: self.requires,
@@ -349,6 +350,7 @@ def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
     qualified = None if module is None or function == "<module>" else f"{module}.{function}"
     no_paths: CallPaths = ((), {}, ())
     paths, shorten, callers = log.ask("call paths", qualified) if qualified else no_paths
+    entry: tuple[str, ...] = log.ask("entry", qualified) if qualified else ()
     # the knob index as solutions may read it: its environment variables' docs, the flag
     # that picks a class, and the classes a check in the site's own file names
     knobs = KnobIndex.__new__(KnobIndex)
@@ -377,7 +379,7 @@ def _prose(given: _Handed, world: _World, log: Reads) -> Prose:
     return Prose(
         fixes=tuple(fixes),
         what_it_means=what_it_means(analysis, needed),
-        when_it_happens=when_it_happens(analysis, paths, shorten),
+        when_it_happens=when_it_happens(analysis, paths, shorten, entry),
         common_situations=tuple(common_situations(analysis, needed)),
         invariant=internal_invariant(analysis, fixes),
         # a caller's fix added later (explain, _caught_by_callers) is of kind "input";

@@ -62,6 +62,7 @@ class Surface:
         }
         self.exported = _exported(facts, set(self.files))
         self._routes: dict[tuple[str, str], Route | None] = {}
+        self._entries: dict[str, tuple[str, ...]] = {}
 
     def declared(self, function: str) -> bool:
         """Whether `function` (module-qualified) is a public function or method that the
@@ -166,6 +167,32 @@ class Surface:
                             function=self.shown(caller), param=read, location=where, computed=True
                         )
                         yield caller, read, hop
+
+    def entry(self, function: str) -> tuple[str, ...]:
+        """The nearest public function a user calls that runs `function`, and the
+        functions on the way (as a user names them, the public one first); empty when
+        `function` is public itself or no way to one is seen."""
+        if function not in self._entries:
+            self._entries[function] = self._entry(function)
+        return self._entries[function]
+
+    def _entry(self, function: str) -> tuple[str, ...]:
+        if self.declared(function):
+            return ()
+        todo: deque[tuple[str, tuple[str, ...]]] = deque([(function, (function,))])
+        seen = {function}
+        while todo and len(seen) <= _MAX_VISITS:
+            current, path = todo.popleft()
+            if len(path) > MAX_HOPS:
+                continue
+            for caller in self.graph.callers(current):
+                if caller in seen or caller.endswith(".<module>"):
+                    continue
+                seen.add(caller)
+                if self.declared(caller):
+                    return tuple(self.shown(q) for q in (caller, *path))
+                todo.append((caller, (caller, *path)))
+        return ()
 
     def stored(self, cls: str, field: str) -> tuple[str, str] | None:
         """The constructor and its parameter that a class's field `field` is set from

@@ -51,7 +51,10 @@ def _reached_by(analysis: Analysis, said: str) -> str | None:
 
 
 def when_it_happens(
-    analysis: Analysis, call_paths: tuple[tuple[str, ...], ...], shorten: dict[str, str]
+    analysis: Analysis,
+    call_paths: tuple[tuple[str, ...], ...],
+    shorten: dict[str, str],
+    entry: tuple[str, ...] = (),
 ) -> str:
     """The prose of "when it happens" (call paths are stored apart, as well)."""
     site = analysis.site
@@ -84,6 +87,10 @@ def when_it_happens(
     reached_by = _reached_by(analysis, " ".join(sentences))
     if reached_by:
         sentences.append(reached_by)
+    elif len(entry) > 1:  # how a user's own call gets here, when no input says it
+        way = " → ".join(f"`{name}`" for name in entry)
+        sentences.append(f"You get here by calling `{entry[0]}` ({way}).")
+        call_paths = ()
     if call_paths:
         shown = [
             " ← ".join(f"`{short_name(q, shorten)}`" for q in path)
