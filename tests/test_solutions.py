@@ -784,3 +784,35 @@ def test_reads_a_name_only_as_a_whole_name() -> None:
     assert not reads("max_size > 0", size)
     assert not reads("sizes[0]", size)
     assert reads("sizes[0] or size", size)  # a later place counts
+
+
+def test_a_message_that_says_what_an_input_must_be_is_a_fix(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "rr/__init__.py": "from rr.rule import Rule\n",
+            "rr/rule.py": """
+                def measure(text):
+                    return sum(2 if ord(c) > 0x1100 else 1 for c in text)
+
+
+                class Rule:
+                    def __init__(self, characters="-", style=None):
+                        if not characters or measure(characters) == 0 or style is False:
+                            raise ValueError(
+                                "'characters' argument must have a cell width of at least 1"
+                            )
+                        if style == "none":
+                            raise ValueError(f"style {style} must be a known style")
+            """,
+        },
+    )
+    said = body(sites["'characters' argument must have a cell width of at least 1"])
+    assert said.solutions[0] == (
+        'Pass a `characters` that has a cell width of at least 1 (parameter of `Rule`, default "-")'
+    )
+    # a statement with a hole in what it asks is not one to quote
+    assert not any(
+        s.startswith("Pass a `style` that")
+        for s in body(next(s for k, s in sites.items() if k.startswith("style "))).solutions
+    )

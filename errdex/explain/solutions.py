@@ -102,6 +102,8 @@ def solutions(analysis: Analysis, context: Context, needed: Needed | None) -> li
     if needed is not None:  # a missing module: what to install comes before the rest
         out += _dependencies(analysis, needed, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
+    if not out and not any(f.kind == "input" for f in fixes):
+        out += _required(analysis)
     if out:  # the message says what to do: a pointer to a caller only adds noise, and
         # a fix through a knob it names says it again
         named = {k for f in out for k in f.knobs}
@@ -149,6 +151,46 @@ def advice(analysis: Analysis, context: Context) -> list[Fix]:
 
 
 _PRIVATE_CODE = re.compile(r"`[^`]*?(?<![\w{}])_[A-Za-z]\w*[^`]*`")  # `_x`, `a._x()`
+
+# A message that states what an input must be: "`audience` must be a string or None",
+# "'characters' argument must have a cell width of at least 1"
+_REQUIREMENT = re.compile(
+    r"^(?:the |an? )?[`'\"]?(?P<name>[A-Za-z_]\w*)[`'\"]?(?: (?:argument|parameter|option|value))?"
+    r" (?:must|should|has to|needs to) (?P<verb>not be|be|have|contain|start with|end with)"
+    r" (?P<rest>[^.;:]{2,80}?)\.?$"
+)
+_VERBS = {
+    "be": "is",
+    "not be": "is not",
+    "have": "has",
+    "contain": "contains",
+    "start with": "starts with",
+    "end with": "ends with",
+}
+
+
+def _required(analysis: Analysis) -> list[Fix]:
+    """The message's statement of what an input must be, as a fix that names where the
+    user sets it: "Pass an `audience` that is a string or None (from your call
+    `decode(audience=…)`)"; only for an input a user sets, and a statement with no hole."""
+    message = analysis.site.message
+    if message is None:
+        return []
+    for sentence in _SENTENCE.split(message.literal_text):
+        found = _REQUIREMENT.match(sentence.strip())
+        if found is None or "{" in found.group("rest"):
+            continue
+        name = found.group("name")
+        item = next((i for i in analysis.site.inputs if i.name == name), None)
+        if item is None or item.access != "public" or item.kind == "local":
+            continue
+        shown = _named(item)
+        article = "an" if shown[:1].lower() in "aeiou" else "a"
+        notes = _notes(item)
+        text = f"Pass {article} `{shown}` that {_VERBS[found.group('verb')]} {found.group('rest')}"
+        text += f" ({', '.join(notes)})" if notes else ""
+        return [Fix(text=text, kind="input", source="message")]
+    return []
 
 
 def _linked(text: str, context: Context) -> Fix:
