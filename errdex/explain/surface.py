@@ -222,6 +222,8 @@ class Surface:
             return False
         if len(parts) > 1 and f"{module}.{parts[0]}" not in self.classes:
             return False  # a function nested in another: the library's own helper
+        if self.exported is not None and module.count(".") > _API_DEPTH + 1:
+            return False  # deep in a package that says what it offers: called by name
         return not self.graph.called_somehow(function)
 
     def root_knobs(self, route: Route, knobs: KnobIndex) -> tuple[Knob, ...]:
@@ -343,6 +345,8 @@ def _exported(facts: Sequence[FileFacts], modules: set[str]) -> set[str] | None:
     for f in facts:
         if not f.path.endswith("__init__.py") or private_path(f.path):
             continue
+        if f.module.count(".") > _API_DEPTH:
+            continue  # a deep subpackage's own names: the package's machinery
         named = [q for _, q in f.imports if q.split(".")[0] in tops]
         named += [f"{f.module}.{c.qualname}" for c in f.classes if "." not in c.qualname]
         named += [f"{f.module}.{fn.qualname}" for fn in f.functions if "." not in fn.qualname]
