@@ -720,3 +720,27 @@ def test_an_error_a_caller_turns_into_another_says_which_one_the_user_sees(
     )
     # a raise that no caller turns into another one says nothing of the kind
     assert "instead" not in body(sites["empty token"]).what_it_means
+
+
+def test_a_choice_among_the_librarys_own_state_is_not_listed(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "sp/__init__.py": "from sp.split import split\n",
+            "sp/split.py": """
+                class _State:
+                    strategy = "rows"
+
+
+                def split(strategy="auto", state=_State()):
+                    if strategy not in ("auto", state._strategy):
+                        raise ValueError(f"unknown strategy {strategy}")
+                    if strategy not in ("auto", "rows"):
+                        raise ValueError(f"strategy {strategy} is not auto or rows")
+            """,
+        },
+    )
+    hidden = body(find(sites, "unknown strategy {strategy}")).solutions
+    assert not any("_strategy" in s for s in hidden)
+    listed = body(find(sites, "strategy {strategy} is not auto or rows")).solutions
+    assert any("'auto' or 'rows'" in s for s in listed), listed

@@ -336,6 +336,8 @@ def _comparison_phrase(
     elements = right.items if isinstance(right, Collection) else ()
     if own and not all(isinstance(e, Constant) for e in elements):
         items = None  # `(1, pcp, tp * pcp)`: values the library computes
+    if any(not isinstance(e, Constant) and any(_private(x) for x in e.walk()) for e in elements):
+        items = None  # `("auto", ds._distributed.strategy)`: a fix never names its state
     zero = isinstance(right, Constant) and right.value == 0 and right.value is not False
     none = value == "None"
     # a container of the library's own (`self._registry`): a fix says what it holds,

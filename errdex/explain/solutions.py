@@ -919,6 +919,7 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
                 text += f", made from it, {predicate} (the {caught} it handles{_shown(site)})"
                 return [Fix(text=text, kind="cause")]
         plain = call is not None and passed and _mentions_only(guard.raised_by_tree, passed)
+        plain = plain and not private_name_in(call or "")  # a fix names no private code
         if plain and all(i.access == "public" and i.kind == "parameter" for i in passed):
             where = _where(passed, analysis)
             return [
