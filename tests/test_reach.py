@@ -294,3 +294,47 @@ def test_a_check_on_internal_state_says_which_public_call_gets_there(tmp_path: P
     assert "You get here by calling `Client.fetch` (`Client.fetch` → `fetch` → `_pool`)." in (
         body(site).when_it_happens
     )
+
+
+TOKEN = {
+    "tok/__init__.py": "from tok.api import decode, load\n",
+    "tok/api.py": """
+        import base64
+        import json
+
+
+        class DecodeError(ValueError):
+            pass
+
+
+        def decode(token):
+            return _load(token.split(".")[0])
+
+
+        def _load(segment):
+            header_data = base64.urlsafe_b64decode(segment)
+            try:
+                return json.loads(header_data)
+            except ValueError as e:
+                raise DecodeError(f"Invalid header string: {e}") from e
+
+
+        def load(text):
+            try:
+                return json.loads(text.strip())
+            except ValueError:
+                raise DecodeError("bad text") from None
+    """,
+}
+
+
+def test_a_handled_failure_names_the_users_value_it_was_made_from(tmp_path: Path) -> None:
+    sites = _sites(tmp_path, TOKEN)
+    header = next(s for k, s in sites.items() if k.startswith("Invalid header string"))
+    assert body(header).solutions[0] == (
+        "Check the `token` you pass to `decode`: what is made of it is not valid JSON (the"
+        " `ValueError` it handles, printed above this error in the traceback)"
+    )
+    # a value the function computed is said by what it is, never by its local name
+    bad = body(sites["bad text"]).solutions[0]
+    assert "`text.strip()`" not in bad and "is not valid JSON" in bad

@@ -664,7 +664,7 @@ def test_a_path_test_says_what_the_path_must_be(tmp_path: Path) -> None:
         enable.when_it_happens
     )
     assert enable.solutions == (
-        "Check the `path` you pass to `enable`: `local_path`, made from it, must be an"
+        "Check the `path` you pass to `enable`: what the check makes of it must be an"
         " existing directory",
     )
     save = body(find(sites, "{target} exists"))

@@ -676,7 +676,7 @@ def _through_local(
         else f"what the check reads is computed from {_them(public)}"
     )
     if clause.wants is not None:
-        computed = f"`{local.name}`, made from {_them(public)}, must be {clause.wants}"
+        computed = f"what the check makes of {_them(public)} must be {clause.wants}"
     knobs = [k for s in public for k in s.knobs]
     text = f"Check the {names} you pass {where}: {computed}"
     examples = _examples(knobs, None, None)
@@ -911,12 +911,12 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
                 if len(users) == 1 and subject == users[0].expr:
                     text = f"{lead}: it {predicate}"
                 else:
-                    text = f"{lead}: `{subject}`, made from {_them(users)}, {predicate}"
+                    text = f"{lead}: what is made of {_them(users)} {predicate}"
                 return [Fix(text=f"{text} (the {caught} it handles{_shown(site)})", kind="cause")]
             root = _computed_root(call, analysis)
             if root is not None:
-                text = f"Check the `{root.param}` you pass to `{root.function}`: `{subject}`"
-                text += f", made from it, {predicate} (the {caught} it handles{_shown(site)})"
+                text = f"Check the `{root.param}` you pass to `{root.function}`: what is made"
+                text += f" of it {predicate} (the {caught} it handles{_shown(site)})"
                 return [Fix(text=text, kind="cause")]
         plain = call is not None and passed and _mentions_only(guard.raised_by_tree, passed)
         plain = plain and not private_name_in(call or "")  # a fix names no private code
@@ -932,6 +932,10 @@ def _causes(analysis: Analysis, context: Context) -> list[Fix]:
                 )
             ]
         cause = _handled_cause(site, caught, context.guard_line(position))
+        if said is not None and not any(
+            i.expr == said[1:].partition("` ")[0] and i.access == "public" for i in site.inputs
+        ):  # a value the function computed is named by what it is, not by its name
+            said = "what it was handed " + said[1:].partition("` ")[2]
         if said is not None:
             cause = f"{said[0].upper()}{said[1:]}: {cause[0].lower()}{cause[1:]}"
         return [Fix(text=cause, kind="cause")]
