@@ -338,3 +338,48 @@ def test_a_handled_failure_names_the_users_value_it_was_made_from(tmp_path: Path
     # a value the function computed is said by what it is, never by its local name
     bad = body(sites["bad text"]).solutions[0]
     assert "`text.strip()`" not in bad and "is not valid JSON" in bad
+
+
+FACTORY = {
+    "val/__init__.py": "from val.validators import in_, instance_of, check\n",
+    "val/validators.py": """
+        class _InValidator:
+            def __init__(self, options):
+                self.options = options
+
+            def __call__(self, value):
+                if value not in self.options:
+                    raise ValueError(f"'{value}' must be in {self.options!r}")
+
+
+        def in_(options):
+            return _InValidator(options)
+
+
+        def instance_of(kind):
+            return kind
+
+
+        def check(value):
+            return value
+    """,
+    "val/extra.py": """
+        def audit(value, strict=False):
+            if strict and value is None:
+                raise ValueError("nothing to audit")
+    """,
+}
+
+
+def test_a_factorys_argument_reaches_the_validator_it_builds(tmp_path: Path) -> None:
+    sites = _sites(tmp_path, FACTORY)
+    site = next(s for k, s in sites.items() if k.startswith("'"))
+    assert _reach(site, "options") == [("in_", "options"), ("_InValidator", "options")]
+    assert "`options` comes from your call `in_(options=…)`" in body(site).when_it_happens
+
+
+def test_a_public_function_nothing_in_the_package_calls_is_a_root(tmp_path: Path) -> None:
+    site = _sites(tmp_path, FACTORY)["nothing to audit"]
+    # `val.extra.audit`: not exported, but a public module's function only a user calls
+    assert _access(site, "strict") == "public"
+    assert any(s.startswith("Or: turn `strict` off") for s in body(site).solutions)

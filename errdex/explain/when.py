@@ -39,10 +39,11 @@ def _reached_by(analysis: Analysis, said: str) -> str | None:
     parts = []
     for item in analysis.site.inputs:
         root = said_root(item)
-        if root is None or f"`{item.expr}`" not in said:
+        shown = next((n for n in (item.expr, item.name) if f"`{n}`" in said), None)
+        if root is None or shown is None:
             continue
         route = said_route(item)
-        parts.append(f"`{item.expr}` comes from {root}" + (f" ({route})" if route else ""))
+        parts.append(f"`{shown}` comes from {root}" + (f" ({route})" if route else ""))
         if len(parts) == 2:
             break
     if not parts:
