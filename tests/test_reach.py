@@ -383,3 +383,36 @@ def test_a_public_function_nothing_in_the_package_calls_is_a_root(tmp_path: Path
     # `val.extra.audit`: not exported, but a public module's function only a user calls
     assert _access(site, "strict") == "public"
     assert any(s.startswith("Or: turn `strict` off") for s in body(site).solutions)
+
+
+EXTRA = {
+    "conn/__init__.py": "from conn.models import Connection\n",
+    "conn/models.py": """
+        import json
+
+
+        class Connection:
+            def set_extra(self, value):
+                self._validate_extra(value)
+
+            def _validate_extra(self, extra):
+                if extra is None:
+                    return
+                try:
+                    json.loads(extra)
+                except json.JSONDecodeError:
+                    raise ValueError("Encountered non-JSON in `extra` field")
+    """,
+}
+
+
+def test_the_handled_failure_is_the_fix_before_leaving_the_value_out(tmp_path: Path) -> None:
+    site = next(s for k, s in _sites(tmp_path, EXTRA).items() if k.startswith("Encountered"))
+    solutions = body(site).solutions
+    assert solutions[0].startswith(
+        "Check the `value` you pass to `Connection.set_extra`: it is not valid JSON"
+    )
+    assert solutions[1] == (
+        "Or: leave `value` unset (None) (from your call `Connection.set_extra(value=…)`),"
+        " so that the check does not apply"
+    )

@@ -8,6 +8,7 @@
 # Nothing here tells a user to change a private name or a value the library computes.
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -115,6 +116,14 @@ def solutions(analysis: Analysis, context: Context, needed: Needed | None) -> li
         out += _used_up(analysis, context)
     if not any(f.kind in ("input", "caller") for f in out):
         out += _causes(analysis, context)
+    elif fixes and all(_avoids(f) for f in fixes if f.kind == "input"):
+        # only ways around the check (`if extra is None: return` before the handler):
+        # what made the handled call fail, when it says so, is the fix, and comes first
+        causes = [c for c in _causes(analysis, context) if c.text.startswith("Check the ")]
+        if causes:
+            at = out.index(fixes[0]) if fixes[0] in out else len(out)
+            out[at:at] = causes
+            out = [_as_avoiding(f) if f in fixes and _avoids(f) else f for f in out]
     if needed is None:
         out += _missing_attributes(analysis)
     out += _implement(analysis)
@@ -949,6 +958,20 @@ def _shown(site: ErrorSite) -> str:
     if site.exception.qualname.startswith("pydantic_core."):
         return ""
     return ", printed above this error in the traceback"
+
+
+def _avoids(fix: Fix) -> bool:
+    """Whether an input fix only avoids the check: leave the value out, or flip what
+    lets the check run."""
+    return fix.text.startswith(("Leave `", "Or: "))
+
+
+def _as_avoiding(fix: Fix) -> Fix:
+    """An avoiding fix said as one, after the fix."""
+    if fix.text.startswith("Or: "):
+        return fix
+    text = "Or: " + fix.text[0].lower() + fix.text[1:] + ", so that the check does not apply"
+    return dataclasses.replace(fix, text=text)
 
 
 def _failure_at(analysis: Analysis, position: int) -> str | None:
