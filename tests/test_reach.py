@@ -416,3 +416,38 @@ def test_the_handled_failure_is_the_fix_before_leaving_the_value_out(tmp_path: P
         "Or: leave `value` unset (None) (from your call `Connection.set_extra(value=…)`),"
         " so that the check does not apply"
     )
+
+
+HELPERS = {
+    "mail/__init__.py": "from mail.validate import validate, Checker, EmailError\n",
+    "mail/validate.py": """
+        from mail.syntax import check_local
+
+
+        class EmailError(ValueError):
+            pass
+
+
+        class Checker:
+            pass
+
+
+        def validate(email, allow_utf8=True):
+            local = email.split("@")[0]
+            return check_local(local.strip(), allow_utf8)
+    """,
+    "mail/syntax.py": """
+        def check_local(local, allow_utf8):
+            if ".." in local:
+                raise ValueError("The email address contains consecutive periods.")
+            return local
+    """,
+}
+
+
+def test_a_top_modules_functions_are_helpers_when_the_package_says_what_it_exports(
+    tmp_path: Path,
+) -> None:
+    site = _sites(tmp_path, HELPERS)["The email address contains consecutive periods."]
+    assert _access(site, "local") == "internal"
+    assert not any("check_local" in s for s in body(site).solutions)

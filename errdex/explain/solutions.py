@@ -26,7 +26,7 @@ from errdex.explain.imports import (
     stated_version,
 )
 from errdex.explain.knobs import MAX_KNOWN, KnobIndex, Selection, usage
-from errdex.explain.surface import said_root, said_route
+from errdex.explain.surface import said_root
 from errdex.explain.title import constants, display
 from errdex.expr import (
     Attribute,
@@ -831,11 +831,7 @@ def _computed_reach(item: Input, analysis: Analysis) -> Fix:
     """A parameter computed from what the user passed further up: name the user's
     argument, and say that the check reads a value made from it."""
     root = item.reach[0]
-    function = _callable_name(analysis.site.location.function)
-    route = said_route(item)
-    made = f"`{function}` gets `{item.name}` computed from it" + (f" ({route})" if route else "")
-    if private_name(function) or (route is not None and private_name_in(route)):
-        made = "what this check reads is computed from it"
+    made = "what this check reads is computed from it"  # no internal function named
     text = f"Check the `{root.param}` you pass to `{root.function}`: {made}"
     return Fix(text=text + ", and this check rejects the result", kind="caller")
 

@@ -82,9 +82,12 @@ class Surface:
             return False
         if len(parts) > 1 and f"{module}.{parts[0]}" not in self.classes:
             return False  # a function nested in another: the library's own helper
-        if self.exported is None or module.count(".") <= _API_DEPTH:
+        if self.exported is None or f"{module}.{parts[0]}" in self.exported:
             return True
-        return f"{module}.{parts[0]}" in self.exported
+        # a class of a top module (`rich.text.Text`) is imported from there; its
+        # functions (`email_validator.syntax.check_dot_atom`) are the package's helpers
+        # when the package says what it exports
+        return module.count(".") <= _API_DEPTH and f"{module}.{parts[0]}" in self.classes
 
     def route(self, function: str, param: str) -> Route | None:
         """The nearest way from a public function's parameter to the parameter `param`
