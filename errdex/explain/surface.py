@@ -66,9 +66,9 @@ class Surface:
 
     def declared(self, function: str) -> bool:
         """Whether `function` (module-qualified) is a public function or method that the
-        package offers its users: defined in a public module right below the package, or
-        its top-level object exported by a public `__init__`, with no private part on the
-        way."""
+        package offers its users: its top-level object exported by a public top
+        `__init__` (anything public, when the package exports too little to say), or a
+        class of a public module right below the package; no private part on the way."""
         module = self.graph.module_of(function)
         local = function[len(module) + 1 :] if module else function
         if not module or not local or private_path(self.files[module].path):
