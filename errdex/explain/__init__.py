@@ -458,6 +458,42 @@ def _dotted_last(node: Expr) -> str | None:
     return node.id if last is None else last
 
 
+Handlers = dict[tuple[str, str], list[tuple[int, set[str]]]]
+
+
+def _handlers(sites: Sequence[ErrorSite], modules: set[str], *, converting: bool) -> Handlers:
+    """The sites in an `except` block around a call, by (their function, the callee's
+    last name), each with the exception names its handler catches; `converting`: only
+    raises of a new exception straight in the handler."""
+    handlers: Handlers = {}
+    for number, site in enumerate(sites):
+        if converting and (site.kind != "raise" or not site.guard):
+            continue
+        for guard in site.guard[-1:] if converting else site.guard:
+            called = _called_in_try(guard.raised_by_tree) if guard.kind == "except" else None
+            if called is not None:
+                types = {t.rsplit(".", 1)[-1] for t in _caught_types(guard.tree)}
+                key = (_target(site, modules), called)
+                handlers.setdefault(key, []).append((number, types))
+    return handlers
+
+
+def _catchers(
+    number: int, site: ErrorSite, handlers: Handlers, graph: CallGraph, modules: set[str]
+) -> list[list[int]]:
+    """For each caller of the site's function, the handler sites there that catch what
+    the site raises (not the site itself)."""
+    if not handlers or site.location.function == "<module>":
+        return []
+    exception = site.exception
+    raised = {n.rsplit(".", 1)[-1] for n in (exception.name, exception.qualname, *exception.bases)}
+    name = site.location.function.rsplit(".", 1)[-1]
+    return [
+        [h for h, types in handlers.get((caller, name), []) if h != number and types & raised]
+        for caller in graph.callers(_target(site, modules))
+    ]
+
+
 def _caught_by_callers(
     sites: Sequence[ErrorSite],
     fixes: Sequence[list[Fix]],
@@ -467,36 +503,19 @@ def _caught_by_callers(
     """For a site whose exception a caller catches and passes on only under a condition
     a user controls (`except NoSuchOption: if not self.ignore_unknown_options: raise`),
     that condition's knob fix, said from the caller; by site index."""
-    handlers: dict[tuple[str, str], list[tuple[int, set[str]]]] = {}
-    for number, site in enumerate(sites):
-        for guard in site.guard:
-            called = _called_in_try(guard.raised_by_tree) if guard.kind == "except" else None
-            if called is None:
-                continue
-            types = {t.rsplit(".", 1)[-1] for t in _caught_types(guard.tree)}
-            key = (_target(site, modules), called)
-            handlers.setdefault(key, []).append((number, types))
+    handlers = _handlers(sites, modules, converting=False)
     out: dict[int, Fix] = {}
-    if not handlers:
-        return out
     for number, site in enumerate(sites):
-        if site.location.function == "<module>":
-            continue
-        exception = site.exception
-        raised = {
-            n.rsplit(".", 1)[-1] for n in (exception.name, exception.qualname, *exception.bases)
-        }
-        name = site.location.function.rsplit(".", 1)[-1]
-        for caller in graph.callers(_target(site, modules)):
-            for handler, types in handlers.get((caller, name), []):
-                if handler == number or not types & raised:
-                    continue
-                fix = next((f for f in fixes[handler] if f.kind == "input" and f.knobs), None)
-                if fix is not None:
-                    out[number] = _from_handler(fix, sites[handler])
-                    break
-            if number in out:
-                break
+        knobbed = (
+            (f, h)
+            for found in _catchers(number, site, handlers, graph, modules)
+            for h in found
+            for f in fixes[h]
+            if f.kind == "input" and f.knobs
+        )
+        first = next(knobbed, None)
+        if first is not None:
+            out[number] = _from_handler(first[0], sites[first[1]])
     return out
 
 
@@ -506,28 +525,14 @@ def _converted_by_callers(
     """For a site whose exception a caller catches and turns into another one (`except
     ValueError as e: raise ParserError(...) from e`), the sentence that says so: the
     user sees that other error; by site index."""
-    handlers: dict[tuple[str, str], list[tuple[int, set[str]]]] = {}
-    for number, site in enumerate(sites):
-        if site.kind != "raise" or not site.guard or site.guard[-1].kind != "except":
-            continue
-        guard = site.guard[-1]
-        called = _called_in_try(guard.raised_by_tree)
-        if called is not None:
-            types = {t.rsplit(".", 1)[-1] for t in _caught_types(guard.tree)}
-            handlers.setdefault((_target(site, modules), called), []).append((number, types))
+    handlers = _handlers(sites, modules, converting=True)
     out: dict[int, str] = {}
     for number, site in enumerate(sites):
-        if not handlers or site.location.function == "<module>" or site.kind == "reraise":
+        if site.kind == "reraise":
             continue
-        exception = site.exception
-        raised = {
-            n.rsplit(".", 1)[-1] for n in (exception.name, exception.qualname, *exception.bases)
-        }
-        name = site.location.function.rsplit(".", 1)[-1]
-        for caller in graph.callers(_target(site, modules)):
-            found = [h for h, types in handlers.get((caller, name), []) if types & raised]
-            other = next((sites[h] for h in found if h != number), None)
-            if other is None or other.exception.name == exception.name:
+        for found in _catchers(number, site, handlers, graph, modules):
+            other = sites[found[0]] if found else None
+            if other is None or other.exception.name == site.exception.name:
                 continue
             who = other.location.function
             text = other.message.literal_text if other.message is not None else ""

@@ -85,6 +85,10 @@ class CallGraph:
         """The calls of `callee` that `caller` makes, as `callers(callee)` found them."""
         return self._edges.get((caller, callee), [])
 
+    def defined_at(self, qualified: str) -> str:
+        """A name of the codebase followed through re-exports to where it is defined."""
+        return self._follow(qualified)
+
     def module_of(self, qualified: str) -> str:
         """The module of the codebase that `qualified` is in ("" if none)."""
         return self._module_of(qualified)

@@ -39,12 +39,9 @@ _DECLARED_FROM = 3
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """A way from a public parameter to a check: the hops (public end first), and
-    whether that end is declared (exported by the package) rather than merely never
-    called by the package itself."""
+    """A way from a public parameter to a check: the hops, public end first."""
 
     hops: tuple[Hop, ...]
-    declared: bool
     root: str  # the public function, module-qualified
 
 
@@ -60,7 +57,7 @@ class Surface:
         self.varkw = {
             f"{f.module}.{fn.qualname}": fn.varkw for f in facts for fn in f.functions if fn.varkw
         }
-        self.exported = _exported(facts, set(self.files))
+        self.exported = _exported(facts, graph)
         self._routes: dict[tuple[str, str], Route | None] = {}
         self._entries: dict[str, tuple[str, ...]] = {}
 
@@ -112,14 +109,14 @@ class Surface:
             if _private(name):  # `_allow_empty`: a keyword the package passes itself
                 continue
             if self.declared(current):
-                found.append((2 * computed, Route(hops=hops, declared=True, root=current)))
+                found.append((2 * computed, Route(hops=hops, root=current)))
                 if not computed:
                     break
                 continue
             callers = self.graph.callers(current)
             if not callers:
                 if self._uncalled_public(current):
-                    route = Route(hops=hops, declared=False, root=current)
+                    route = Route(hops=hops, root=current)
                     found.append((1 + 2 * computed, route))
                 continue
             if len(hops) > MAX_HOPS:
@@ -147,29 +144,24 @@ class Surface:
         for call in self.graph.calls_between(caller, callee):
             arg = _argument(call, name, positional, self.varkw.get(caller))
             where = None if path is None else SourcePos(file=path, line=call.line)
-            if arg is None:
-                for read in _computed_from(call, name, positional):
-                    if read in own:
-                        hop = Hop(
-                            function=self.shown(caller), param=read, location=where, computed=True
-                        )
-                        yield caller, read, hop
-                continue
-            if arg in own or (arg == name and ("**", self.varkw.get(caller)) in call.keywords):
+            if arg is not None and (
+                arg in own or (arg == name and ("**", self.varkw.get(caller)) in call.keywords)
+            ):
                 yield caller, arg, Hop(function=self.shown(caller), param=arg, location=where)
-            elif theirs[1] and arg.startswith("self.") and arg.count(".") == 1:
-                owner = caller.rsplit(".", 1)[0]
-                stored = self.stored(owner, arg[5:])
+                continue
+            if arg is not None and theirs[1] and arg.startswith("self.") and arg.count(".") == 1:
+                stored = self.stored(caller.rsplit(".", 1)[0], arg[5:])
                 if stored is not None:
                     init, param = stored
                     yield init, param, Hop(function=self.shown(init), param=param, location=where)
-            else:  # a local, or an attribute of a parameter: made from what the caller got
-                for read in _computed_from(call, name, positional):
-                    if read in own:
-                        hop = Hop(
-                            function=self.shown(caller), param=read, location=where, computed=True
-                        )
-                        yield caller, read, hop
+                continue
+            # computed, a local, or an attribute of a parameter: made from what it got
+            for read in _computed_from(call, name, positional):
+                if read in own:
+                    hop = Hop(
+                        function=self.shown(caller), param=read, location=where, computed=True
+                    )
+                    yield caller, read, hop
 
     def entry(self, function: str) -> tuple[str, ...]:
         """The nearest public function a user calls that runs `function`, and the
@@ -337,12 +329,11 @@ def _argument(
     return None
 
 
-def _exported(facts: Sequence[FileFacts], modules: set[str]) -> set[str] | None:
+def _exported(facts: Sequence[FileFacts], graph: CallGraph) -> set[str] | None:
     """The top-level objects (module-qualified, where defined) that the package's public
     `__init__` modules define or import by name; None when its top-level module names
     too few of its own to declare a surface."""
-    by_module = {f.module: dict(f.imports) for f in facts}
-    tops = {m.split(".")[0] for m in modules}
+    tops = {f.module.split(".")[0] for f in facts}
     found: set[str] = set()
     top_count = 0
     for f in facts:
@@ -356,7 +347,7 @@ def _exported(facts: Sequence[FileFacts], modules: set[str]) -> set[str] | None:
         if "." not in f.module:
             top_count += len(named)
         named += _starred(f, facts)
-        found.update(_defined_at(q, by_module) for q in named)
+        found.update(graph.defined_at(q) for q in named)
     return found if top_count >= _DECLARED_FROM else None
 
 
@@ -369,17 +360,6 @@ def _starred(f: FileFacts, facts: Sequence[FileFacts]) -> list[str]:
             out += [f"{module}.{c.qualname}" for c in other.classes if "." not in c.qualname]
             out += [f"{module}.{fn.qualname}" for fn in other.functions if "." not in fn.qualname]
     return out
-
-
-def _defined_at(qualified: str, by_module: dict[str, dict[str, str]]) -> str:
-    """An imported name followed through re-exports to where it is defined."""
-    for _ in range(8):
-        module, _, name = qualified.rpartition(".")
-        nxt = by_module.get(module, {}).get(name)
-        if nxt is None or nxt == qualified:
-            return qualified
-        qualified = nxt
-    return qualified
 
 
 def _private(part: str) -> bool:
