@@ -126,9 +126,11 @@ def test_an_early_return_that_holds_another_raise_is_a_condition(tmp_path: Path)
     assert "when `fast` is empty or unset" in slow.what_it_means
     assert "if `fast` is empty or unset" in slow.when_it_happens
     assert "always" not in slow.what_it_means
-    # an `if` whose body is the raise is that raise's check, not the next one's condition
+    # an `if` whose body is the raise is that raise's check: the next raise fires past it,
+    # without rejecting what that check read
     later = body(sites["sizes are not supported yet"])
-    assert "`n`" not in later.what_it_means
+    assert "if `n` is 0 or more" in later.when_it_happens
+    assert "rejects" not in later.what_it_means and "always" not in later.what_it_means
 
 
 def test_a_handler_names_what_raised_and_where_the_traceback_shows_it(tmp_path: Path) -> None:
@@ -744,3 +746,56 @@ def test_a_choice_among_the_librarys_own_state_is_not_listed(tmp_path: Path) -> 
     assert not any("_strategy" in s for s in hidden)
     listed = body(find(sites, "strategy {strategy} is not auto or rows")).solutions
     assert any("'auto' or 'rows'" in s for s in listed), listed
+
+
+def test_a_raise_past_another_raise_fires_when_that_one_did_not(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "r/__init__.py": "",
+            "r/attempts.py": """
+                class Retried(Exception):
+                    def __init__(self, attempt):
+                        self.attempt = attempt
+
+                    def reraise(self):
+                        if self.attempt.failed:
+                            raise ValueError("the last attempt failed")
+                        raise RuntimeError("no attempt failed, yet it gave up")
+
+                def plain():
+                    raise RuntimeError("always, by design")
+            """,
+        },
+    )
+    past = said(find(sites, "no attempt failed, yet it gave up"))
+    assert "if `self.attempt.failed` is empty or unset" in past, past
+    assert "every time" not in past
+    # a raise with no check before it still fires every time it is reached
+    assert "every time this code is reached" in said(find(sites, "always, by design"))
+
+
+def test_a_docutils_walk_signal_is_said_as_one(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "w/__init__.py": "",
+            "w/writer.py": """
+                from docutils import nodes
+
+
+                class Translator(nodes.NodeVisitor):
+                    def visit_comment(self, node):
+                        raise nodes.SkipNode
+
+                    def visit_raw(self, node):
+                        if "man" not in node.get("format", ""):
+                            raise nodes.SkipChildren
+            """,
+        },
+    )
+    comment = body(sites["Translator.visit_comment"])
+    assert "as a signal, not an error" in comment.what_it_means
+    assert "skip this node's children and its departure" in comment.what_it_means
+    assert not any("Report it" in f.text for f in comment.fixes)
+    assert "skip this node's children." in body(sites["Translator.visit_raw"]).what_it_means

@@ -23,6 +23,8 @@ class Analysis:
     trigger: list[Clause] = field(default_factory=list)  # hold when the site fires
     innermost: list[Clause] = field(default_factory=list)  # of the nearest guard
     reached_if: list[Clause] = field(default_factory=list)  # early returns not taken
+    # the earlier raising checks it got past, when nothing else conditions the site
+    passed: list[Clause] = field(default_factory=list)
     asserted: list[Clause] = field(default_factory=list)  # earlier asserts that held
     context: list[str] = field(default_factory=list)  # loops, handlers, match cases
     handled: list[str] = field(default_factory=list)  # exception types being handled
@@ -75,6 +77,7 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
     subject: Expr | None = None  # of the `match` statement a `case` belongs to
     loop: Membership | None = None  # the innermost `for` around the site
     settled = _settled(site.guard)
+    passed: list[Guard] = []  # the function's earlier raising checks it got past
     for guard, check in zip(site.guard, checks, strict=True):
         kind = guard.kind
         tree = guard.tree
@@ -108,7 +111,8 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
             result.trigger.append(_case(guard.test, subject))
             continue
         if kind == "early-exit" and check:
-            continue  # an earlier check of this function, one that raises
+            passed.append(guard)  # an earlier check of this function, one that raises
+            continue
         if tree is None:  # a record from before conditions were trees
             if kind != "asserted":  # an assert on the way that we cannot read adds nothing
                 result.unparsed.append(guard.test)
@@ -124,7 +128,17 @@ def analyse(site: ErrorSite, owner: Owner | None, checks: tuple[bool, ...], said
         else:
             result.trigger.extend(found)
             result.innermost = found
-    if loop is not None and not (result.trigger or result.handled or result.reached_if):
+    if not (result.trigger or result.handled or result.reached_if or result.unparsed):
+        # nothing else conditions it: getting past the earlier raises is its condition
+        # (`if attempt.failed: raise attempt.error()` then `raise self`)
+        for guard in passed:
+            if guard.tree is not None:
+                result.passed.extend(
+                    said(guard.test, guard.tree, not guard.negated, site.inputs, _read)
+                )
+    if loop is not None and not (
+        result.trigger or result.handled or result.reached_if or result.passed
+    ):
         # a raise straight in a loop's body fires on the loop's first item
         shown = named(loop.container)
         result.trigger.append(Clause(text=f"{shown} has at least one item (the first raises)"))

@@ -17,6 +17,15 @@ _LITERAL = re.compile(r"``([^`]+)``")
 _LINK = re.compile(r"<?https?://")
 
 _NOT_IMPLEMENTED = ("NotImplementedError",)
+# Exceptions a framework uses to steer its own loop, not to report a failure: what each
+# tells the code that catches it (the framework, whose walker raised the visit).
+_FLOW = {
+    "docutils.nodes.SkipNode": "skip this node's children and its departure",
+    "docutils.nodes.SkipChildren": "skip this node's children",
+    "docutils.nodes.SkipSiblings": "skip this node's remaining siblings",
+    "docutils.nodes.SkipDeparture": "skip this node's departure",
+    "docutils.nodes.StopTraversal": "stop walking the document",
+}
 
 
 def component(analysis: Analysis) -> str:
@@ -71,6 +80,14 @@ def what_it_means(analysis: Analysis, needed: Needed | None = None) -> str:
     exc = site.exception.name.rsplit(".", 1)[-1]
     who = component(analysis)
     function = site.location.function
+    flow = _FLOW.get(site.exception.qualname)
+    if flow is not None:
+        return (
+            f"{who} raises docutils' `{exc}` as a signal, not an error: the docutils walker"
+            f" that called `{function}` (`Node.walk` or `Node.walkabout`) catches it and"
+            f" goes on, told to {flow}. You see it only when you call `{function}`"
+            " yourself, outside a walk."
+        )
     if site.kind == "assert":
         expects = join_and(analysis.expected) or "its condition holds"
         return (
@@ -117,6 +134,11 @@ def what_it_means(analysis: Analysis, needed: Needed | None = None) -> str:
             lead = f"{who} raises `{exc}` " + ", ".join(analysis.context)
         elif analysis.handled:
             lead = f"{who} raises `{exc}`"
+        elif analysis.passed:
+            lead = (
+                f"{who} raises `{exc}` when {join_and(analysis.passed)}: the raise before it"
+                " did not fire"
+            )
         else:
             lead = f"{who} always raises `{exc}` at this point of `{function}`"
     if analysis.handled:

@@ -72,11 +72,13 @@ def when_it_happens(
         lead += ", if " + " and ".join(f"`{t}`" for t in analysis.unparsed)
     elif reached:  # no test of its own: the checks it gets past are its condition
         lead += ", if " + join_and(reached)
+    elif analysis.passed:  # past the function's earlier raises
+        lead += ", if " + join_and(analysis.passed)
     elif not (analysis.context or analysis.handled):
         lead += ", every time this code is reached"
     if analysis.context:
         context = ", ".join(analysis.context)
-        conditioned = analysis.trigger or analysis.unparsed or reached
+        conditioned = analysis.trigger or analysis.unparsed or reached or analysis.passed
         lead += f" ({context})" if conditioned else f", {context}"
     sentences.append(lead + ".")
     if site.unreachable is not None:
