@@ -8,7 +8,7 @@ from pathlib import Path
 
 from errdex.codec import site_from_json, site_to_json
 from errdex.model import ErrorSite, Snapshot
-from tests.test_knobs import body, explained
+from tests.test_knobs import body, explained, fixes
 
 # A package that declares its surface: `pkg/__init__.py` imports what users call.
 SURFACE = {
@@ -451,3 +451,107 @@ def test_a_top_modules_functions_are_helpers_when_the_package_says_what_it_expor
     site = _sites(tmp_path, HELPERS)["The email address contains consecutive periods."]
     assert _access(site, "local") == "internal"
     assert not any("check_local" in s for s in body(site).solutions)
+
+
+def test_a_callback_s_call_and_a_getattr_name_are_not_the_user_s_to_pass(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "cb/__init__.py": "from cb.strategies import retry_base, retry_if_error, Sink",
+            "cb/strategies.py": """
+                class retry_base:
+                    def __call__(self, state):
+                        raise NotImplementedError
+
+
+                class retry_if_error(retry_base):
+                    def __call__(self, state):
+                        if state.outcome is None:
+                            raise RuntimeError("__call__() called before outcome was set")
+                        return state.outcome.failed
+
+
+                class Sink:
+                    def __call__(self, line):
+                        if not line.endswith("\\n"):
+                            raise ValueError("a line ends with a newline")
+
+                    def __getattr__(self, key):
+                        if key != "name":
+                            raise AttributeError(key)
+                        return "sink"
+            """,
+        },
+    )
+    called = sites["__call__() called before outcome was set"]
+    state = next(i for i in called.inputs if i.name == "state")
+    assert state.access == "internal"
+    assert not any("you pass" in f.text for f in fixes(called)), fixes(called)
+    # a class of no base, called by its user, takes what the user hands over
+    line = next(i for i in sites["a line ends with a newline"].inputs if i.name == "line")
+    assert line.access == "public"
+    looked_up = sites["Sink.__getattr__"]
+    assert not any("`key`" in f.text for f in fixes(looked_up)), fixes(looked_up)
+
+
+def test_a_validator_s_value_is_set_through_its_field(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "api/__init__.py": "from api.bodies import PatchBody",
+            "api/bodies.py": """
+                from pydantic import BaseModel, field_validator
+
+                STATES = ("queued", "running", "failed")
+
+
+                class PatchBody(BaseModel):
+                    new_state: str | None = None
+
+                    @field_validator("new_state", mode="before")
+                    @classmethod
+                    def validate_new_state(cls, ns):
+                        if ns not in STATES:
+                            raise ValueError(f"'{ns}' is not one of {STATES}")
+                        return ns
+            """,
+        },
+    )
+    site = next(s for s in sites.values() if s.location.function.endswith("validate_new_state"))
+    ns = next(i for i in site.inputs if i.name == "ns")
+    assert ns.access == "internal"
+    assert [k.usage for k in ns.knobs] == ["PatchBody(new_state=…)"]
+    texts = [f.text for f in fixes(site)]
+    assert any("`new_state`" in t for t in texts), texts
+    assert not any("`ns`" in t for t in texts), texts
+
+
+def test_what_an_error_of_the_package_holds_is_not_the_user_s_to_pass(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "rt/__init__.py": "from rt.core import GaveUp, retry",
+            "rt/core.py": """
+                class GaveUp(Exception):
+                    def __init__(self, last):
+                        self.last = last
+
+                    def reraise(self):
+                        if self.last.failed:
+                            raise RuntimeError("the last attempt failed")
+                        raise self
+
+
+                def retry(fn, times):
+                    for _ in range(times):
+                        outcome = fn()
+                        if not outcome.failed:
+                            return outcome
+                    raise GaveUp(outcome)
+            """,
+        },
+    )
+    failed = sites["the last attempt failed"]
+    last = next(i for i in failed.inputs if i.expr == "self.last")
+    assert last.access == "internal"
+    assert not any("`GaveUp`" in f.text for f in fixes(failed)), fixes(failed)

@@ -613,12 +613,19 @@ def with_constants(site: ErrorSite, catalog: Catalog) -> ErrorSite:
 
 def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
     """`site` with each input's knobs; a module setting that a knob sets (`envs.X`, an
-    environment variable) is one a user can change."""
+    environment variable) is one a user can change, a validator's parameter that a
+    field fills is not."""
     site = with_knobs(site, index)
-    if not any(i.kind == "global" and i.knobs for i in site.inputs):
+    if not any(i.knobs and i.kind in ("global", "parameter") for i in site.inputs):
         return site
     inputs = tuple(
-        replaced(i, access="public") if i.kind == "global" and i.knobs else i for i in site.inputs
+        replaced(i, access="public")
+        if i.kind == "global" and i.knobs
+        # a validator's value: the user sets the field, never the parameter
+        else replaced(i, access="internal")
+        if i.kind == "parameter" and any(k.kind == "constructor" for k in i.knobs)
+        else i
+        for i in site.inputs
     )
     return replaced(site, inputs=inputs)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from errdex.explain.catalog import Catalog
+from errdex.explain.catalog import Catalog, ClassInfo
 from errdex.explain.records import replaced
 from errdex.extract.facts import FileFacts
 from errdex.model import Access, ErrorSite, Input
@@ -80,11 +80,27 @@ def access(item: Input, site: ErrorSite, catalog: Catalog) -> Access:
         name = owner[-1]
         if name.startswith("__") and name.endswith("__") and name not in CALLED_DUNDERS:
             return "internal"  # `__getitem__(key)`, `__eq__(other)`: what an operator hands on
+        if name == "__call__" and _callback(catalog.classes.get((file, ".".join(owner[:-1])))):
+            return "internal"
         return "public"
     if item.kind == "attribute":  # set in a method: public when the constructor takes it
         info = catalog.classes.get((file, item.owner or ""))
         return "public" if info is not None and item.name in info.fact.init_params else "internal"
     return "public"
+
+
+def _callback(info: ClassInfo | None) -> bool:
+    """Whether the `__call__` of a class is a callback's: the class derives from a base
+    (`retry_base`, `HTTPBearer`) whose protocol the package or its framework calls with
+    what it holds (`retry_state`, `request`), not a value the user hands over."""
+    if info is None:
+        return False
+    return any(base.split("[", 1)[0] not in _PLAIN_BASES for base in info.fact.bases)
+
+
+# Bases that say nothing of who calls an object.
+_PLAIN_BASES = frozenset({"object", "Generic", "typing.Generic", "Protocol", "typing.Protocol",
+                          "ABC", "abc.ABC"})  # fmt: skip
 
 
 def with_access(site: ErrorSite, catalog: Catalog) -> ErrorSite:

@@ -35,6 +35,12 @@ class Owner:
     doc: str | None
     init_names: tuple[str, ...]  # every parameter of its __init__ by name
     abstract: tuple[str, ...] = ()  # its methods under `@abstractmethod`
+    # an exception class (named as one, or a base is): the package builds it, not a user
+    error: bool = False
+
+
+# How an exception class's name ends, or one of its bases'.
+ERROR_ENDINGS = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
 
 class Catalog:
@@ -106,6 +112,10 @@ class Catalog:
             doc=None if doc is None else first_sentence(doc) or None,
             init_names=fact.init_names,
             abstract=fact.abstract,
+            error=any(
+                n.split("[", 1)[0].rsplit(".", 1)[-1].endswith(ERROR_ENDINGS)
+                for n in (fact.qualname, *fact.bases)
+            ),
         )
 
 

@@ -116,6 +116,16 @@ class KnobIndex:
         )
         self.params[(facts.path, fact.function, fact.dest)].append(knob)
 
+    def _validated(self, fact: KnobFact, facts: FileFacts) -> None:
+        if fact.dest is None or fact.owner_class is None:
+            return
+        shown = fact.owner_class.rsplit(".", 1)[-1]
+        where = SourcePos(file=facts.path, line=fact.line)
+        self.params[(facts.path, fact.function, fact.dest)].extend(
+            Knob(kind="constructor", name=field, usage=f"{shown}({field}=…)", location=where)
+            for field in fact.names
+        )
+
     def _env(self, fact: KnobFact, facts: FileFacts) -> None:
         variable = fact.names[0]
         where = SourcePos(file=facts.path, line=fact.line)
@@ -400,6 +410,7 @@ _RULES = {
     "registered": KnobIndex._registered,
     "lookup-key": KnobIndex._lookup_key,
     "choice": KnobIndex._choice,
+    "validated": KnobIndex._validated,
 }
 
 # How the knobs of each kind of input are found, by the input's kind; constants and

@@ -98,11 +98,12 @@ def solutions(analysis: Analysis, context: Context, needed: Needed | None) -> li
     """Fixes for a site, most useful first (see the module comment); `needed` is the
     import check the site sits behind (explain/imports.py `needs`), None for none."""
     out: list[Fix] = list(advice(analysis, context))
-    out += _signal(analysis, context) + _on_purpose(analysis) + _syntax(analysis)
+    out += _signal(analysis, context) + _on_purpose(analysis)
     out += _text_mode(analysis, context)
     if needed is not None:  # a missing module: what to install comes before the rest
         out += _dependencies(analysis, needed, context, advised=bool(out))
     fixes = _input_fixes(analysis, context)
+    out += _syntax(analysis, set_too=any(f.kind == "input" for f in fixes))
     if not out and not any(f.kind == "input" for f in fixes):
         out += _required(analysis)
     if out:  # the message says what to do: a pointer to a caller only adds noise, and
@@ -399,9 +400,10 @@ def _state_value(text: str | None) -> bool:
     return literal(text)[0] or re.fullmatch(r"[A-Z]\w*\.[A-Z][A-Z0-9_]*", text or "") is not None
 
 
-def _syntax(analysis: Analysis) -> list[Fix]:
+def _syntax(analysis: Analysis, *, set_too: bool) -> list[Fix]:
     """A syntax error (`SyntaxError`, `TemplateSyntaxError`) reports text that does not
-    parse: the text is what to correct, at the place the error gives."""
+    parse: the text is what to correct, at the place the error gives; `set_too` when a
+    setting the check reads allows the text as well (`allow_domain_literal`)."""
     site = analysis.site
     names = (site.exception.name, site.exception.qualname, *site.exception.bases)
     if not any(n.rsplit(".", 1)[-1].endswith("SyntaxError") for n in names):
@@ -412,7 +414,8 @@ def _syntax(analysis: Analysis) -> list[Fix]:
         Fix(
             text=(
                 f"Correct {text}, at the place the error gives (its line, and its file when"
-                " there is one): the error is in that text, not in a setting"
+                " there is one)"
+                + ("" if set_too else ": the error is in that text, not in a setting")
             ),
             kind="input",
         )
@@ -1204,6 +1207,8 @@ def _implement(analysis: Analysis) -> list[Fix]:
     owner = analysis.owner.qualname if analysis.owner else None
     if not owner or function != f"{owner}.{name}" or private_name(function):
         return []  # a private hook is the library's to implement, not a user's
+    if private_path(site.location.file):
+        return []  # a class of a private module is no base a user derives from
     if analysis.owner is not None and name in analysis.owner.abstract:
         return [
             Fix(
@@ -1217,8 +1222,8 @@ def _implement(analysis: Analysis) -> list[Fix]:
     return [
         Fix(
             text=(
-                f"Implement `{name}` in your subclass of `{owner}`, or use one of the"
-                f" package's subclasses that implements it"
+                f"Implement `{name}` in your subclass of `{owner}`: a class that does not"
+                f" define it inherits this raise"
             ),
             kind="implement",
         )
@@ -1278,8 +1283,8 @@ def _from_constructor(analysis: Analysis) -> list[Fix]:
     """Attributes the check reads that the constructor computes from one of its public
     parameters (`self.heads = config.num_heads`): that parameter is what to check."""
     owner = analysis.owner
-    if owner is None or private_name(owner.qualname):
-        return []
+    if owner is None or private_name(owner.qualname) or owner.error:
+        return []  # the package builds its own errors, with what it holds
     params: list[str] = []
     tests = [g.test for g in analysis.site.guard if g.kind in ("if", "elif", "assert", "while")]
     for subject in analysis.site.inputs:

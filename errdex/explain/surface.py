@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from errdex.explain.access import private_path
 from errdex.explain.callgraph import CallGraph
+from errdex.explain.catalog import ERROR_ENDINGS
 from errdex.explain.knobs import KnobIndex
 from errdex.explain.records import replaced
 from errdex.extract.facts import CallFact, ClassFact, FileFacts
@@ -37,6 +38,25 @@ _API_DEPTH = 1
 _DECLARED_FROM = 3
 
 
+def _error_classes(classes: dict[str, ClassFact]) -> frozenset[str]:
+    """The package's exception classes, module-qualified: a base named as errors are
+    (`Exception`, `ValueError`, `tenacity.RetryError`), or one of theirs, by name."""
+    found: set[str] = set()
+    names: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for qualified, fact in classes.items():
+            if qualified in found:
+                continue
+            bases = [b.split("[", 1)[0].rsplit(".", 1)[-1] for b in fact.bases]
+            if any(b.endswith(ERROR_ENDINGS) or b in names for b in bases):
+                found.add(qualified)
+                names.add(qualified.rsplit(".", 1)[-1])
+                changed = True
+    return frozenset(found)
+
+
 @dataclass(frozen=True, slots=True)
 class Route:
     """A way from a public parameter to a check: the hops, public end first."""
@@ -58,6 +78,7 @@ class Surface:
             f"{f.module}.{fn.qualname}": fn.varkw for f in facts for fn in f.functions if fn.varkw
         }
         self.exported = _exported(facts, graph)
+        self.errors = _error_classes(self.classes)
         self._routes: dict[tuple[str, str], Route | None] = {}
         self._entries: dict[str, tuple[str, ...]] = {}
 
@@ -79,6 +100,8 @@ class Surface:
             return False
         if len(parts) > 1 and f"{module}.{parts[0]}" not in self.classes:
             return False  # a function nested in another: the library's own helper
+        if last in _CONSTRUCTORS and f"{module}.{'.'.join(parts[:-1])}" in self.errors:
+            return False  # the package raises its errors: what they hold is its own
         if self.exported is None or f"{module}.{parts[0]}" in self.exported:
             return True
         # a class of a top module (`rich.text.Text`) is imported from there; its
@@ -264,6 +287,9 @@ def with_reach(
             and item.expr == f"self.{item.name}"
         ):
             stored = surface.stored(owner, item.name)
+            if stored is not None and owner in surface.errors:
+                out.append(replaced(item, access="internal"))  # what the package raised
+                continue
             if stored is not None:
                 route = surface.route(*stored)
                 known = bool(surface.graph.callers(stored[0])) or surface.declared(stored[0])
@@ -277,6 +303,9 @@ def with_reach(
         elif route is not None and _private(item.name):
             # `self._parsed` stored from `parsed`: the knob that sets it names it
             out.append(replaced(item, reach=route.hops if len(route.hops) > 1 else ()))
+        elif route is not None and len(route.hops) == 1 and item.access == "internal":
+            out.append(item)  # its own root, of a kind no user hands over (`__call__` of
+            # a callback, `__getattr__`'s name): the access says so already
         elif route is not None:
             hops = route.hops if len(route.hops) > 1 else ()  # one: it is its own root
             set_by = () if knobs is None or not hops else surface.root_knobs(route, knobs)

@@ -189,7 +189,9 @@ class KnobFact:
         registry `action` (a module-level dict, or what a `register*` decorator calls);
     kind "lookup-key": a parameter `names[0]` of `function` that a registry module looks
         names up by (`x[key]`, `key in x`);
-    kind "choice": an `if dest == value:` branch (values `names`) that builds `action`.
+    kind "choice": an `if dest == value:` branch (values `names`) that builds `action`;
+    kind "validated": a pydantic field validator `function` whose parameter `dest` holds
+        the value given to the fields `names` of `owner_class`.
     """
 
     kind: str

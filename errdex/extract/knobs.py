@@ -21,7 +21,7 @@ from errdex.extract.render import Render
 from errdex.extract.syntax import dotted_name, statements
 
 # Words a file must contain for a rule to have anything to find.
-_HINTS = ("add_argument", "environ", "getenv", "click", "typer", "BaseSettings")
+_HINTS = ("add_argument", "environ", "getenv", "click", "typer", "BaseSettings", "validator")
 # What each thing `_Walker.expr_in` finds has in its source: a flag its `add_argument`;
 # an environment read `environ` or `getenv`; a reader keyed by its variable (`env_by_key`)
 # the quoted name.
@@ -31,6 +31,7 @@ _CLICK = frozenset(
     {"option", "argument", "password_option", "version_option", "confirmation_option"}
 )
 _TYPER = frozenset({"Option", "Argument"})
+_VALIDATORS = frozenset({"field_validator", "validator"})  # pydantic's, v2 and v1
 _MAX_DOC = 400
 
 
@@ -256,6 +257,29 @@ class _Walker:
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if name in _CLICK:
                 self.option(decorator, where, argument=name == "argument")
+            elif name in _VALIDATORS and where.owner_class is not None:
+                self.validated(node, decorator, where)
+
+    def validated(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, where: _Where
+    ) -> None:
+        """A pydantic field validator: its value parameter holds what the user gave the
+        fields the decorator names."""
+        fields = tuple(v for v in map(_string, call.args) if v is not None and v != "*")
+        params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+        if params and params[0] in ("cls", "self"):
+            params = params[1:]
+        if fields and params:
+            self.found.append(
+                KnobFact(
+                    kind="validated",
+                    names=fields,
+                    dest=params[0],
+                    function=where.function,
+                    owner_class=where.owner_class,
+                    line=call.lineno,
+                )
+            )
 
     def option(self, call: ast.Call, where: _Where, *, argument: bool) -> None:
         decls = tuple(v for v in map(_string, call.args) if v is not None)
