@@ -799,3 +799,42 @@ def test_a_docutils_walk_signal_is_said_as_one(tmp_path: Path) -> None:
     assert "skip this node's children and its departure" in comment.what_it_means
     assert not any("Report it" in f.text for f in comment.fixes)
     assert "skip this node's children." in body(sites["Translator.visit_raw"]).what_it_means
+
+
+def test_an_http_answer_and_an_error_passed_on_are_no_bug(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "svc/__init__.py": "",
+            "svc/_routes.py": """
+                from fastapi import HTTPException
+
+
+                class Runs:
+                    def current(self):
+                        run = self._current
+                        if run is None:
+                            raise HTTPException(status_code=404, detail="no run yet")
+                        return run
+
+                    def ready(self):
+                        run = self._current
+                        if run is None:
+                            raise RuntimeError("no run yet, internally")
+
+
+                def _make(factory):
+                    try:
+                        return factory()
+                    except Exception:
+                        raise
+            """,
+        },
+    )
+    answer = body(sites["no run yet"])
+    assert "bug" not in answer.what_it_means
+    assert not any(f.text.startswith("Report it") for f in answer.fixes)
+    passed_on = body(sites["_make"])
+    assert "bug" not in passed_on.what_it_means, passed_on.what_it_means
+    # the same check with an error of no such kind is still the library's own
+    assert "points to a bug" in body(sites["no run yet, internally"]).what_it_means

@@ -680,6 +680,9 @@ _SIGNALS = frozenset(
         "NotImplementedError",
     }
 )
+# Exceptions a web framework turns into the HTTP answer to a request (a 404, a 403):
+# what the request asked for, never the library's broken assumption.
+_ANSWERS = frozenset({"HTTPException", "WebSocketException", "Http404", "PermissionDenied"})
 _SAYS_INTERNAL = re.compile(
     r"\b(internal|bug|should (?:not|never)|unexpected|unreachable|impossible|invariant)\b",
     re.I,
@@ -769,8 +772,8 @@ def _may_be_internal(site: ErrorSite, catalog: Catalog) -> bool:
         site.exception.name.rsplit(".", 1)[-1],
         *(b.rsplit(".", 1)[-1] for b in site.exception.bases),
     }
-    if names & _SIGNALS:
-        return False
+    if names & _SIGNALS or names & _ANSWERS or site.kind == "reraise":
+        return False  # a signal, an answer to a request, or another error passed on
     if site.kind != "assert" and _reported(site) and not names & _INVARIANT_ERRORS:
         return False  # an error class of the library's own: what it means to tell a user
     function = site.location.function
