@@ -29,6 +29,22 @@ def texts(code: str) -> list[str | None]:
 # -- message templates ------------------------------------------------------------------
 
 
+def test_a_stdlib_alias_is_the_class_a_traceback_prints() -> None:
+    sites = index_snippet("""
+        import copy
+        import socket
+
+        def wait(sock):
+            if sock.gettimeout() == 0:
+                raise socket.timeout("timed out")
+            raise copy.error("cannot copy a socket")
+    """)
+    assert [(s.exception.name, s.exception.qualname) for s in sites] == [
+        ("TimeoutError", "builtins.TimeoutError"),
+        ("copy.Error", "copy.Error"),
+    ]
+
+
 def test_fstring_keeps_holes_conversion_and_spec() -> None:
     site = only(
         index_snippet("""

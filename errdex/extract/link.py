@@ -95,6 +95,7 @@ class Linker(Names):
             name, qualname = self._one_class((raw.exception,), facts)
         else:
             name, qualname = self._raised_class(raw.raised, raw.owner_class, facts)
+        name, qualname = _ALIASES.get(qualname, (name, qualname))
         bases = self.ancestors(qualname) if qualname in self.classes else ()
         text = "" if message is None else message.text
         key = (raw.location.file, raw.location.function, raw.exception, text)
@@ -144,7 +145,9 @@ class Linker(Names):
         if held is not None:  # `self._error_cls(...)`, `raise self._exception`: annotated
             return held
         qualname = self.resolve(raised.maker, facts)
-        stdlib = self._stdlib(qualname) and qualname.lower().endswith("error")
+        stdlib = self._stdlib(qualname) and (
+            qualname.lower().endswith("error") or qualname in _ALIASES
+        )
         if qualname in self.classes or stdlib:
             # a class named in lower case: the tree's, or the standard library's error
             # (`socket.gaierror`, `os.error`), which no function of it returns to raise
@@ -492,6 +495,17 @@ class Linker(Names):
                 owner_class=call.owner_class,
                 open_chains=call.open_chains,
             )
+
+
+# Lower-case names the standard library keeps for exception classes: what a traceback
+# prints is the class they alias (`raise socket.timeout` shows `TimeoutError: ...`).
+_ALIASES = {
+    "socket.timeout": ("TimeoutError", "builtins.TimeoutError"),
+    "socket.error": ("OSError", "builtins.OSError"),
+    "select.error": ("OSError", "builtins.OSError"),
+    "os.error": ("OSError", "builtins.OSError"),
+    "copy.error": ("copy.Error", "copy.Error"),
+}
 
 
 def _builtin_lineage(qualname: str) -> tuple[str, ...] | None:
