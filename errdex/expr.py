@@ -200,7 +200,8 @@ class Compare(Node):
         if not holds:
             op = FLIP[op]
         if isinstance(left, Call) and left.name == "len" and len(left.args) == 1:
-            return f"{named(left.args[0])} {length_phrase(op, right)}"
+            measured, unit = measured_length(left.args[0])
+            return f"{named(measured)} {length_phrase(op, right, unit)}"
         return f"{named(left)} {compare_phrase(op, right)}"
 
     def negated(self) -> Expr:
@@ -530,21 +531,33 @@ def compare_phrase(op: CompareOp, right: Expr, items: str | None = None) -> str:
     return phrases[op]
 
 
-def length_phrase(op: CompareOp, right: Expr) -> str:
-    """What `len(x) <op> right` says of `x`: "is empty", "has fewer than 3 items"."""
+def measured_length(target: Expr) -> tuple[Expr, str]:
+    """What `len(target)` counts, and of what: an array's `len(x.shape)` (or
+    `len(np.shape(x))`, `len(ops.shape(x))`) is the number of dimensions of `x`; anything
+    else the items of `target`."""
+    if isinstance(target, Attribute) and target.attr == "shape":
+        return target.value, "dimensions"
+    if isinstance(target, Call) and target.name == "shape" and len(target.args) == 1:
+        return target.args[0], "dimensions"
+    return target, "items"
+
+
+def length_phrase(op: CompareOp, right: Expr, unit: str = "items") -> str:
+    """What `len(x) <op> right` says of `x`: "is empty", "has fewer than 3 items"; `unit`
+    names what is counted ("dimensions" of an array's shape)."""
     value = value_text(right)
     n = right.value if isinstance(right, Constant) and type(right.value) is int else None
     if n == 0 and op in ("==", "<="):
-        return "is empty"
+        return "is empty" if unit == "items" else f"has no {unit}"
     if n == 0 and op in ("!=", ">"):
-        return "is not empty"
+        return "is not empty" if unit == "items" else f"has {unit}"
     phrases: dict[CompareOp, str] = {
-        "<": f"has fewer than {value} items",
-        "<=": f"has at most {value} items",
-        ">": f"has more than {value} items",
-        ">=": f"has {value} or more items",
-        "==": f"has exactly {value} items",
-        "!=": f"does not have exactly {value} items",
+        "<": f"has fewer than {value} {unit}",
+        "<=": f"has at most {value} {unit}",
+        ">": f"has more than {value} {unit}",
+        ">=": f"has {value} or more {unit}",
+        "==": f"has exactly {value} {unit}",
+        "!=": f"does not have exactly {value} {unit}",
     }
     if op in phrases:
         return phrases[op]

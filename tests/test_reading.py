@@ -838,3 +838,30 @@ def test_an_http_answer_and_an_error_passed_on_are_no_bug(tmp_path: Path) -> Non
     assert "bug" not in passed_on.what_it_means, passed_on.what_it_means
     # the same check with an error of no such kind is still the library's own
     assert "points to a bug" in body(sites["no run yet, internally"]).what_it_means
+
+
+def test_the_length_of_a_shape_is_the_number_of_dimensions(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "nn/__init__.py": "from nn.pool import pool",
+            "nn/pool.py": """
+                import numpy as np
+
+
+                def pool(inputs, sizes):
+                    if len(inputs.shape) != 4:
+                        raise ValueError("inputs must be a batch of images")
+                    if len(np.shape(sizes)) > 1:
+                        raise ValueError("sizes must be flat")
+                    if len(sizes) == 0:
+                        raise ValueError("no sizes")
+            """,
+        },
+    )
+    images = body(sites["inputs must be a batch of images"])
+    assert "`inputs` does not have exactly 4 dimensions" in images.when_it_happens
+    assert any(f.text.startswith("Give `inputs` exactly 4 dimensions") for f in images.fixes)
+    assert "`sizes` has more than 1 dimensions" in body(sites["sizes must be flat"]).when_it_happens
+    # a plain length is still a count of items
+    assert "`sizes` is empty" in body(sites["no sizes"]).when_it_happens

@@ -35,6 +35,7 @@ from errdex.expr import (
     getattr_read,
     length_phrase,
     listing,
+    measured_length,
     named,
     plain_getattr,
     value_text,
@@ -520,36 +521,39 @@ def _length(target: Expr, op: CompareOp, right: Expr, inputs: Inputs) -> Clause:
     if isinstance(right, Constant) or not (private or _own(right, inputs)):
         return base
     way = "more" if op in ("<", "<=") else "fewer" if op in (">", ">=") else None
+    unit = measured_length(target)[1]
     fix = (
-        f"Give {base.shown} {way} items: the check compares its length with a number the"
+        f"Give {base.shown} {way} {unit}: the check compares their number with a number the"
         " library computes"
         if way
-        else f"Change the number of items of {base.shown}"
+        else f"Change the number of {unit} of {base.shown}"
     )
     return dataclasses.replace(base, fix=fix if base.subject is not None else None, bound=None)
 
 
 def _length_plain(target: Expr, op: CompareOp, right: Expr, inputs: Inputs) -> Clause:
+    target, unit = measured_length(target)
     name, value = code(target), value_text(right)
     subject = _subject(target, inputs)
     n = right.value if isinstance(right, Constant) and type(right.value) is int else None
+    one = unit[:-1]  # "item", "dimension"
     fixes: dict[CompareOp, str] = {
-        "<": f"Give {name} at least {value} items",
-        "<=": f"Give {name} more than {value} items",
-        ">": f"Give {name} at most {value} items",
-        ">=": f"Give {name} fewer than {value} items",
-        "==": f"Give {name} other than {value} items",
-        "!=": f"Give {name} exactly {value} items",
+        "<": f"Give {name} at least {value} {unit}",
+        "<=": f"Give {name} more than {value} {unit}",
+        ">": f"Give {name} at most {value} {unit}",
+        ">=": f"Give {name} fewer than {value} {unit}",
+        "==": f"Give {name} other than {value} {unit}",
+        "!=": f"Give {name} exactly {value} {unit}",
     }
     if (n == 0 and op in ("==", "<=")) or (n == 1 and op == "<"):
-        fix = f"Give {name} at least one item"
+        fix = f"Give {name} at least one {one}"
     elif n == 1 and op in (">", "!="):
-        fix = f"Give {name} exactly one item" if op == "!=" else f"Give {name} at most one item"
+        fix = f"Give {name} exactly one {one}" if op == "!=" else f"Give {name} at most one {one}"
     elif n == 0 and op in ("!=", ">"):
-        fix = f"Leave {name} empty"
+        fix = f"Leave {name} empty" if unit == "items" else f"Give {name} no {unit}"
     else:
         fix = fixes.get(op, f"Change the length of {name}")
-    text = length_phrase(op, right)
+    text = length_phrase(op, right, unit)
     return Clause(
         text=f"{name} {text}",
         subject=subject,
