@@ -457,11 +457,38 @@ def test_a_callback_s_call_and_a_getattr_name_are_not_the_user_s_to_pass(tmp_pat
     sites = explained(
         tmp_path,
         {
-            "cb/__init__.py": "from cb.strategies import retry_base, retry_if_error, Sink",
+            "cb/__init__.py": (
+                "from cb.strategies import Dense, Layer, Sink, TokenBearer, retry_base,"
+                " retry_if_error"
+            ),
             "cb/strategies.py": """
-                class retry_base:
+                import abc
+
+                from starlette.authentication import Bearer
+
+
+                class retry_base(abc.ABC):
+                    @abc.abstractmethod
                     def __call__(self, state):
-                        raise NotImplementedError
+                        pass
+
+
+                class Layer:
+                    def __call__(self, inputs):
+                        return inputs
+
+
+                class Dense(Layer):
+                    def __call__(self, inputs):
+                        if inputs.ndim < 2:
+                            raise ValueError("Dense takes a batch of vectors")
+                        return inputs
+
+
+                class TokenBearer(Bearer):
+                    def __call__(self, request):
+                        if "authorization" not in request.headers:
+                            raise PermissionError("no credentials")
 
 
                 class retry_if_error(retry_base):
@@ -487,7 +514,13 @@ def test_a_callback_s_call_and_a_getattr_name_are_not_the_user_s_to_pass(tmp_pat
     state = next(i for i in called.inputs if i.name == "state")
     assert state.access == "internal"
     assert not any("you pass" in f.text for f in fixes(called)), fixes(called)
-    # a class of no base, called by its user, takes what the user hands over
+    # a framework's base (another distribution's) calls its subclasses' objects too
+    request = next(i for i in sites["no credentials"].inputs if i.name == "request")
+    assert request.access == "internal"
+    # a base with a `__call__` of its own (a layer) and a class of no base: their user
+    # calls them, with what the user hands over
+    dense = next(i for i in sites["Dense takes a batch of vectors"].inputs if i.name == "inputs")
+    assert dense.access == "public"
     line = next(i for i in sites["a line ends with a newline"].inputs if i.name == "line")
     assert line.access == "public"
     looked_up = sites["Sink.__getattr__"]

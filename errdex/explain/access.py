@@ -80,7 +80,9 @@ def access(item: Input, site: ErrorSite, catalog: Catalog) -> Access:
         name = owner[-1]
         if name.startswith("__") and name.endswith("__") and name not in CALLED_DUNDERS:
             return "internal"  # `__getitem__(key)`, `__eq__(other)`: what an operator hands on
-        if name == "__call__" and _callback(catalog.classes.get((file, ".".join(owner[:-1])))):
+        if name == "__call__" and _callback(
+            catalog.classes.get((file, ".".join(owner[:-1]))), catalog
+        ):
             return "internal"
         return "public"
     if item.kind == "attribute":  # set in a method: public when the constructor takes it
@@ -89,18 +91,26 @@ def access(item: Input, site: ErrorSite, catalog: Catalog) -> Access:
     return "public"
 
 
-def _callback(info: ClassInfo | None) -> bool:
-    """Whether the `__call__` of a class is a callback's: the class derives from a base
-    (`retry_base`, `HTTPBearer`) whose protocol the package or its framework calls with
-    what it holds (`retry_state`, `request`), not a value the user hands over."""
+def _callback(info: ClassInfo | None, catalog: Catalog) -> bool:
+    """Whether the `__call__` of a class is a callback's, called by the package or its
+    framework with what it holds (`retry_state`, `request`), not with a value the user
+    hands over: a base of the class declares `__call__` abstract (`retry_base`), or is
+    another distribution's (FastAPI's `HTTPBearer`)."""
     if info is None:
         return False
-    return any(base.split("[", 1)[0] not in _PLAIN_BASES for base in info.fact.bases)
+    for written in info.fact.bases:
+        name = written.split("[", 1)[0]
+        if name in _PLAIN_BASES:
+            continue
+        found = catalog.named.get(name.rsplit(".", 1)[-1], [])
+        if not found or any("__call__" in base.fact.abstract for base in found):
+            return True
+    return False
 
 
 # Bases that say nothing of who calls an object.
 _PLAIN_BASES = frozenset({"object", "Generic", "typing.Generic", "Protocol", "typing.Protocol",
-                          "ABC", "abc.ABC"})  # fmt: skip
+                          "ABC", "abc.ABC", "dict", "list", "tuple", "str", "int"})  # fmt: skip
 
 
 def with_access(site: ErrorSite, catalog: Catalog) -> ErrorSite:

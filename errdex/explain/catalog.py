@@ -53,9 +53,13 @@ class Catalog:
             (f.module, c.name): (f.path, c) for f in extraction.facts for c in f.constants
         }
         self.classes: dict[tuple[str, str], ClassInfo] = {}
+        # the codebase's classes by their own name, for bases as written (`base.Retry`)
+        self.named: dict[str, list[ClassInfo]] = defaultdict(list)
         for facts in extraction.facts:
             for cls in facts.classes:
-                self.classes[(facts.path, cls.qualname)] = ClassInfo(cls, facts)
+                info = ClassInfo(cls, facts)
+                self.classes[(facts.path, cls.qualname)] = info
+                self.named[cls.qualname.rsplit(".", 1)[-1]].append(info)
         self.by_function: dict[tuple[str, str], list[ErrorSite]] = defaultdict(list)
         for site in extraction.sites:
             self.by_function[(site.location.file, site.location.function)].append(site)
