@@ -865,3 +865,57 @@ def test_the_length_of_a_shape_is_the_number_of_dimensions(tmp_path: Path) -> No
     assert "`sizes` has more than 1 dimensions" in body(sites["sizes must be flat"]).when_it_happens
     # a plain length is still a count of items
     assert "`sizes` is empty" in body(sites["no sizes"]).when_it_happens
+
+
+def test_an_error_the_package_catches_and_goes_on_from_says_where_it_ends(
+    tmp_path: Path,
+) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "forms/__init__.py": "from forms.validators import Length, ValidationError",
+            "forms/validators.py": """
+                class ValidationError(ValueError):
+                    pass
+
+
+                class StopValidation(ValidationError):
+                    pass
+
+
+                class Length:
+                    def __init__(self, most):
+                        self.most = most
+
+                    def __call__(self, form, field):
+                        if len(field.data) > self.most:
+                            raise ValidationError("Field is too long")
+                        if not field.data:
+                            raise StopValidation("Field is empty")
+                        if field.data == "?":
+                            raise ValueError("a plain ValueError")
+            """,
+            "forms/fields.py": """
+                from forms.validators import ValidationError
+
+
+                class Field:
+                    def validate(self, form, validators):
+                        for validator in validators:
+                            try:
+                                validator(form, self)
+                            except ValidationError as e:
+                                self.errors.append(e.args[0])
+                        try:
+                            import json
+                        except ImportError:
+                            json = None
+            """,
+        },
+    )
+    long = body(sites["Field is too long"]).what_it_means
+    assert "catches `ValidationError` and goes on, in `Field.validate`" in long
+    assert "(forms/fields.py:10, with `self.errors.append(e.args[0])`)" in long
+    # a subclass is caught by a handler of its base; a builtin error is nobody's signal
+    assert "`Field.validate`" in body(sites["Field is empty"]).what_it_means
+    assert "catches" not in body(sites["a plain ValueError"]).what_it_means

@@ -18,6 +18,7 @@ from errdex.explain.imports import needs
 from errdex.explain.knobs import KnobIndex, Selection, with_knobs
 from errdex.explain.meaning import what_it_means
 from errdex.explain.parallel import beside, over_workers
+from errdex.explain.quiet import quietly_caught
 from errdex.explain.records import replaced
 from errdex.explain.related import Related
 from errdex.explain.report import report_issue_url
@@ -105,11 +106,12 @@ def explain(
     done, reused = prose()
     caught = _caught_by_callers(sites, [list(d.prose.fixes) for d in done], graph, modules)
     converted = _converted_by_callers(sites, graph, modules)
+    quiet = quietly_caught(sites, extraction.facts, world.names)
     found_tests = tests()
     out: list[ErrorSite] = []
     for number, (site, (made, _), title) in enumerate(zip(sites, done, titles, strict=True)):
         report = report_issue_url(site, snapshot, title)
-        means = made.what_it_means + converted.get(number, "")
+        means = made.what_it_means + (converted.get(number) or quiet.get(number, ""))
         fixes = list(made.fixes)
         added = number in caught and len(fixes) < MAX_SOLUTIONS
         if added:

@@ -207,6 +207,16 @@ class KnobFact:
 
 
 @dataclass(frozen=True, kw_only=True)
+class QuietHandler:
+    """An `except` clause that goes on without raising: where what it catches ends."""
+
+    function: str  # the enclosing qualified name, "<module>" at module level
+    caught: tuple[str, ...]  # the classes it catches, as written
+    line: int
+    then: str  # its first statement, as written (cut short)
+
+
+@dataclass(frozen=True, kw_only=True)
 class FileFacts:
     path: str  # relative to the snapshot root
     module: str  # dotted module name
@@ -225,6 +235,8 @@ class FileFacts:
     # graph does not follow (inside a comprehension, an argument, a lambda)
     called: frozenset[str] = frozenset()
     stars: tuple[str, ...] = ()  # modules the file imports everything from (`from .x import *`)
+    # the handlers that catch an exception and go on (log it, collect it, return)
+    quiet: tuple[QuietHandler, ...] = ()
     # functions that call what no name says (`handlers[kind](value)`, `make()(x)`): what
     # they run the call graph cannot tell
     opaque: frozenset[str] = frozenset()

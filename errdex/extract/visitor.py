@@ -28,6 +28,7 @@ from errdex.extract.facts import (
     HelperFact,
     MemberFact,
     OpenChain,
+    QuietHandler,
     Raised,
     RawSite,
 )
@@ -211,6 +212,7 @@ class FileVisitor:
         self.members: dict[str, dict[str, MemberFact]] = {}
         # the statements walked so far in this scope, for reach.py
         self.writes: list[Step] = []
+        self.quiet: list[QuietHandler] = []
 
     # -- entry -----------------------------------------------------------------
 
@@ -238,6 +240,7 @@ class FileVisitor:
             called=calls.names,
             opaque=calls.opaque,
             stars=tuple(self.stars),
+            quiet=tuple(self.quiet),
         )
 
     def _module_texts(self, body: list[ast.stmt]) -> dict[str, tuple[Variant, ...]]:
@@ -517,6 +520,16 @@ class FileVisitor:
                 self.guard_info("except", handler, False, handler.lineno, "except", raiser),
             )
             scope.handlers.append((handler.name, types, _handler_classes(handler.type)))
+            if handler.type is not None and not _raises(handler.body):
+                first = self.lines[handler.body[0].lineno - 1].strip()
+                self.quiet.append(
+                    QuietHandler(
+                        function=scope.qualname,
+                        caught=_handler_classes(handler.type),
+                        line=handler.lineno,
+                        then=first if len(first) <= MAX_THEN else first[: MAX_THEN - 1] + "…",
+                    )
+                )
             try:
                 if not self.walk(handler.body, inner, scope):
                     envs.append(inner.env)
@@ -1285,6 +1298,21 @@ def _built_by_factory(call: ast.Call) -> str | None:
 # its value raises; the value)
 _Returned = tuple[tuple[str, Message | None] | None, Raised, ast.expr | None]
 _UNKNOWN = Raised()
+
+
+MAX_THEN = 80  # a quiet handler's first statement, cut to this
+
+
+def _raises(body: list[ast.stmt]) -> bool:
+    """Whether a handler's body raises anywhere in it (functions it defines aside)."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Raise):
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _handler_classes(types: ast.expr | None) -> tuple[str, ...]:
