@@ -894,6 +894,10 @@ def test_an_error_the_package_catches_and_goes_on_from_says_where_it_ends(
                             raise StopValidation("Field is empty")
                         if field.data == "?":
                             raise ValueError("a plain ValueError")
+                        try:
+                            int(field.data)
+                        except ValueError:
+                            raise ValidationError("Not a number")
             """,
             "forms/fields.py": """
                 from forms.validators import ValidationError
@@ -919,3 +923,7 @@ def test_an_error_the_package_catches_and_goes_on_from_says_where_it_ends(
     # a subclass is caught by a handler of its base; a builtin error is nobody's signal
     assert "`Field.validate`" in body(sites["Field is empty"]).what_it_means
     assert "catches" not in body(sites["a plain ValueError"]).what_it_means
+    # what such an error handled is in no traceback either
+    number = body(sites["Not a number"])
+    assert any("`ValueError`" in f.text for f in number.fixes), number.fixes
+    assert not any("traceback" in f.text for f in number.fixes), number.fixes

@@ -113,6 +113,8 @@ def explain(
         report = report_issue_url(site, snapshot, title)
         means = made.what_it_means + (converted.get(number) or quiet.get(number, ""))
         fixes = list(made.fixes)
+        if number in quiet and number not in converted:  # no traceback shows what it handled
+            fixes = [_unprinted(f) for f in fixes]
         added = number in caught and len(fixes) < MAX_SOLUTIONS
         if added:
             extra = caught[number]
@@ -550,6 +552,13 @@ def _converted_by_callers(
             )
             break
     return out
+
+
+def _unprinted(fix: Fix) -> Fix:
+    """`fix` without its pointer to the traceback, for an error the package catches."""
+    text = fix.text.replace(" (printed above this error in the traceback)", "")
+    text = text.replace(", printed above this error in the traceback", "")
+    return fix if text == fix.text else dataclasses.replace(fix, text=text)
 
 
 def _from_handler(fix: Fix, handler: ErrorSite) -> Fix:
