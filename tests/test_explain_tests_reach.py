@@ -763,3 +763,39 @@ def test_a_helper_the_test_file_defines_stands_for_what_it_calls(tmp_path: Path)
     assert _tests(embedding) == ["tests/test_layers.py::test_replace_ambiguous_embedding"]
     assert _tests(field) == ["tests/test_layers.py::test_replace_size"]
     assert _tests(_in(sites, "set_field")[0]) == []
+
+
+def test_a_builtin_types_method_name_is_no_call_of_the_codebase_s(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path / "tree",
+        {
+            "dt/__init__.py": "",
+            "dt/stamp.py": """
+                class Stamp:
+                    def replace(self, **parts):
+                        if "week" in parts:
+                            raise ValueError("a week cannot be set")
+
+                    def shifted(self, days):
+                        return self.replace(day=days)
+
+
+                def render(text):
+                    return text.replace("T", " ")
+
+
+                def make(stamp):
+                    return stamp.shifted(1)
+            """,
+            "dt/other.py": """
+                def cli(stamp):
+                    return stamp.shifted(2)
+            """,
+        },
+    )
+    snapshot = Snapshot(package="dt", version="1", root=root, source=str(root), code_paths=("dt",))
+    cache = NoCache()
+    graph = CallGraph(extract(snapshot, scan(snapshot, cache), cache, workers=1).facts)
+    # `text.replace(...)` is str's; a method name the codebase defines once still links
+    assert "dt.stamp.render" not in graph.reaching("dt.stamp.Stamp.replace")
+    assert graph.callers("dt.stamp.Stamp.shifted") == ["dt.other.cli", "dt.stamp.make"]

@@ -233,7 +233,7 @@ class CallGraph:
         if head in self.toplevel.get(module, ()):
             return f"{module}.{call.callee}"
         last = call.callee.rsplit(".", 1)[-1]
-        if rest and last in self.unique_names and not last.startswith("__"):
+        if rest and last in self.unique_names and not last.startswith("__") and last not in _COMMON:
             return self.by_short[last]
         return None
 
@@ -384,6 +384,16 @@ class Origin:
     function: str | None = None
     params: tuple[str, ...] = ()
     fields: tuple[tuple[str, str], ...] = ()
+
+
+# Methods of the builtin types and of files: `text.replace(...)`, `f.read()` call these far
+# more often than the one codebase method of that name a receiver of unknown type might be.
+_COMMON = frozenset(
+    name
+    for kind in (str, bytes, bytearray, list, dict, set, frozenset, tuple, int, float, complex)
+    for name in dir(kind)
+    if not name.startswith("_")
+) | frozenset({"read", "write", "readline", "readlines", "close", "flush", "seek", "tell"})
 
 
 def _private(qualified: str) -> bool:
