@@ -927,3 +927,37 @@ def test_an_error_the_package_catches_and_goes_on_from_says_where_it_ends(
     number = body(sites["Not a number"])
     assert any("`ValueError`" in f.text for f in number.fixes), number.fixes
     assert not any("traceback" in f.text for f in number.fixes), number.fixes
+
+
+def test_a_regex_match_result_is_said_of_the_text_it_was_matched_on(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "p/__init__.py": "from p.parse import parse_offset, parse_name",
+            "p/parse.py": """
+                import re
+
+                OFFSET = re.compile(r"^([+-])(\\\\d\\\\d):?(\\\\d\\\\d)$")
+
+
+                def parse_offset(text):
+                    found = OFFSET.match(text)
+                    if found is None:
+                        raise ValueError(f"not an offset: {text!r}")
+                    return found.groups()
+
+
+                def parse_name(name):
+                    m = re.fullmatch("[a-z_]+", name)
+                    if not m:
+                        raise ValueError("names are lower case")
+                    return name
+            """,
+        },
+    )
+    offset = body(find(sites, "not an offset: {text!r}"))
+    assert "`text` does not match `OFFSET`" in offset.when_it_happens
+    assert any("Use a `text` that matches `OFFSET`" in f.text for f in offset.fixes)
+    named = body(sites["names are lower case"])
+    assert "`name` does not fully match '[a-z_]+'" in named.when_it_happens
+    assert "`m`" not in named.what_it_means

@@ -84,6 +84,10 @@ class Catalog:
         function share guards."""
         # an environment variable read in place is named in the test, quoted either way
         used = tuple(i for i in inputs if (i.name if i.kind == "env" else i.expr) in test)
+        # and what the locals it reads are made of (`found = OFFSET.match(text)`)
+        made_of = {s for i in used if i.kind == "local" for s in i.sources or ()}
+        if made_of:
+            used += tuple(i for i in inputs if i.expr in made_of and i not in used)
         key = (test, holds, used)
         if key not in self._said:
             self._said[key] = read(tree, holds, {i.expr: i for i in used})

@@ -130,6 +130,9 @@ _SPLIT: dict[str, Callable[[Any, Inputs, bool], list[Clause] | None]] = {
 
 def say(node: Expr, inputs: Inputs, holds: bool = True) -> Clause:
     """One clause for `node` being true (or false when `holds` is False)."""
+    matched = _match_test(node, inputs, holds)
+    if matched is not None:
+        return matched
     handler = _SAY.get(type(node).__name__, _truthy)  # any other expression: its truth
     found = handler(node, inputs, holds)
     if found.env is None and type(node).__name__ not in _COMBINED:
@@ -140,6 +143,54 @@ def say(node: Expr, inputs: Inputs, holds: bool = True) -> Clause:
 
 
 _COMBINED = frozenset({"Not", "BoolOp"})  # said through the clauses of their parts
+_MATCHERS = frozenset({"match", "fullmatch", "search"})
+
+
+def _match_test(node: Expr, inputs: Inputs, holds: bool) -> Clause | None:
+    """A test of what a regular expression made of a text (`m = re.match(p, text)`, then
+    `if m is None:` or `if not m:`), said of the text: "`text` does not match `p`"."""
+    found = True  # whether the test, as written, holds when the text matched
+    if isinstance(node, Compare) and len(node.ops) == 1 and node.ops[0] in ("is", "is not"):
+        right = node.comparators[0]
+        if not (isinstance(right, Constant) and right.value is None):
+            return None
+        found, node = node.ops[0] == "is not", node.left
+    if not isinstance(node, Name):
+        return None
+    local = inputs.get(node.id)
+    call = None if local is None or local.kind != "local" else local.default_tree
+    if not isinstance(call, Call) or call.name not in _MATCHERS or call.keywords:
+        return None
+    if isinstance(call.func, Attribute) and code(call.func.value) in ("`re`", "`regex`"):
+        if len(call.args) < 2:
+            return None
+        pattern, text = call.args[0], call.args[1]
+    elif isinstance(call.func, Attribute) and len(call.args) == 1:
+        pattern, text = call.func.value, call.args[0]
+    else:
+        return None
+    shown = repr(pattern.value) if isinstance(pattern, Constant) else code(pattern)
+    name = code(text)
+    subject = _subject(text, inputs)
+    verb = "fully matches" if call.name == "fullmatch" else "matches"
+    if found == holds:
+        said = f"{name} {verb} {shown}"
+        fix = f"Use a {name} that does not match {shown}"
+    else:
+        said = (
+            f"{name} does not match {shown}"
+            if verb == "matches"
+            else (f"{name} does not fully match {shown}")
+        )
+        fix = f"Use a {name} that {verb} {shown}"
+    return Clause(
+        text=said,
+        subject=subject,
+        noun=f"a {name} that " + said[len(name) + 1 :],
+        fix=fix if subject is not None else None,
+        shown=name,
+        root=_root(text),
+    )
 
 
 def _say_not(node: Not, inputs: Inputs, holds: bool) -> Clause:
