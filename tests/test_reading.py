@@ -961,3 +961,34 @@ def test_a_regex_match_result_is_said_of_the_text_it_was_matched_on(tmp_path: Pa
     named = body(sites["names are lower case"])
     assert "`name` does not fully match '[a-z_]+'" in named.when_it_happens
     assert "`m`" not in named.what_it_means
+
+
+def test_what_a_get_found_is_said_of_the_key_it_looked_up(tmp_path: Path) -> None:
+    sites = explained(
+        tmp_path,
+        {
+            "reg/__init__.py": "from reg.lookup import backend_for",
+            "reg/lookup.py": """
+                BACKENDS = {"redis": "RedisBackend", "rpc": "RPCBackend"}
+
+
+                def backend_for(scheme, options):
+                    found = BACKENDS.get(scheme)
+                    if found is None:
+                        raise ValueError(f"no backend for {scheme!r}")
+                    timeout = options.get("timeout", 0)
+                    if not timeout:
+                        raise ValueError("a timeout is needed")
+                    return found
+            """,
+        },
+    )
+    missing = body(find(sites, "no backend for {scheme!r}"))
+    assert "`BACKENDS` has no entry for `scheme`" in missing.when_it_happens
+    assert "`found`" not in missing.what_it_means
+    assert any(
+        f.text.startswith("Use a `scheme` that `BACKENDS` has an entry for: 'redis' or 'rpc'")
+        for f in missing.fixes
+    ), missing.fixes
+    # a get with a default is a value like any other
+    assert "has no entry" not in body(sites["a timeout is needed"]).when_it_happens

@@ -144,6 +144,38 @@ def say(node: Expr, inputs: Inputs, holds: bool = True) -> Clause:
 
 _COMBINED = frozenset({"Not", "BoolOp"})  # said through the clauses of their parts
 _MATCHERS = frozenset({"match", "fullmatch", "search"})
+MAX_KEYS_SHOWN = 8  # the keys of a literal dict a lookup fix lists
+
+
+def _lookup_test(call: Call, inputs: Inputs, found: bool) -> Clause | None:
+    """A test of what `holder.get(key)` found (`cls = REGISTRY.get(name)`, then `if cls is
+    None:`), said of the key: "`REGISTRY` has no entry for `name`"."""
+    if not isinstance(call.func, Attribute) or call.keywords:
+        return None
+    holder, key = code(call.func.value), call.args[0]
+    name = code(key)
+    subject = _subject(key, inputs)
+    said = f"{holder} has an entry for {name}" if found else f"{holder} has no entry for {name}"
+    held = inputs.get(call.func.value.source())
+    known, value = literal(held.default if held is not None else None)
+    keys = sorted(map(repr, value)) if known and isinstance(value, dict) else []
+    listed = f": {' or '.join(keys)}" if keys and len(keys) <= MAX_KEYS_SHOWN else ""
+    return Clause(
+        text=said,
+        subject=subject,
+        noun=f"a {name} that {holder} has an entry for"
+        if found
+        else f"a {name} that {holder} has no entry for",
+        fix=(
+            f"Use a {name} that {holder} has no entry for"
+            if found
+            else f"Use a {name} that {holder} has an entry for{listed}"
+        )
+        if subject is not None
+        else None,
+        shown=name,
+        root=_root(key),
+    )
 
 
 def _match_test(node: Expr, inputs: Inputs, holds: bool) -> Clause | None:
@@ -159,6 +191,8 @@ def _match_test(node: Expr, inputs: Inputs, holds: bool) -> Clause | None:
         return None
     local = inputs.get(node.id)
     call = None if local is None or local.kind != "local" else local.default_tree
+    if isinstance(call, Call) and call.name == "get" and len(call.args) == 1:
+        return _lookup_test(call, inputs, found == holds)
     if not isinstance(call, Call) or call.name not in _MATCHERS or call.keywords:
         return None
     if isinstance(call.func, Attribute) and code(call.func.value) in ("`re`", "`regex`"):
