@@ -646,7 +646,15 @@ def _said_affix(call: Call, holds: bool) -> str | None:
 
 # Calls said in their own words, by the name called; None (the wrong number of
 # arguments, say) falls back to "`f(x)` returns true".
+def _said_callable(call: Call, holds: bool) -> str | None:
+    """`callable(f)` as "`f` is callable" (or "is not callable")."""
+    if len(call.args) != 1 or not isinstance(call.func, Name):
+        return None
+    return f"{named(call.args[0])} is {'' if holds else 'not '}callable"
+
+
 _CALL_SAID = {
+    "callable": _said_callable,
     "hasattr": _said_hasattr,
     "getattr": _said_getattr,
     "any": _said_any_all,

@@ -455,3 +455,10 @@ def test_a_record_keeps_its_default_and_try_trees_through_json(tmp_path: Path) -
     assert data["guard"][0]["imports"] == ["yaml"]
     assert "raised_by_tree" not in data["guard"][0]
     assert codec.site_from_json(data).guard[0].imports == ("yaml",)
+
+
+def test_callable_is_said_in_its_own_words() -> None:
+    said = tree("callable(option)")
+    assert said.said(True) == "`option` is callable"
+    assert said.said(False) == "`option` is not callable"
+    assert tree("obj.callable(option)").said(True) == "`obj.callable(option)` returns true"
