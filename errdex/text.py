@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import itertools
 import string
+from typing import TYPE_CHECKING
 
-from errdex.model import Hole, Message
+if TYPE_CHECKING:  # the record classes cost a failing process time (errdex/align.py)
+    from errdex.model import Message
 
 __all__ = [
     "MIN_INDEXED_LITERAL",
@@ -59,6 +61,8 @@ def shape(message: Message) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...
     """The template of a message as the matcher sees it: its normalized literal runs (one
     more than the hole groups; the first and last stripped on their outer side) and the
     hole expressions of each group between two runs."""
+    from errdex.model import Hole
+
     lits: list[str] = []
     holes: list[tuple[str, ...]] = []
     buf: list[str] = []

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from errdex.align import _overlap
 from errdex.match import MAX_INPUT_BYTES
-from errdex.match._align import _overlap
 from tests.test_hostile_match import (
     _FIXED,
     _PER_BYTE,

@@ -34,6 +34,8 @@ STAGES = [
         "errdex.names",
         "errdex.rank",
         "errdex.markup",
+        "errdex.places",
+        "errdex.align",
     },
     {"errdex.sources"},
     {"errdex.extract"},

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from errdex.align import _overlap, align
 from errdex.errors import InputTooLarge
 from errdex.index import index_source
 from errdex.match import MAX_INPUT_BYTES, Matcher, MatchResult, _dewrap
-from errdex.match._align import _overlap, align
 from errdex.store import Store, open_store
 from tests.conftest import write_tree
 

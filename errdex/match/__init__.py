@@ -2,7 +2,7 @@
 # the shapes logs and terminals give it) -> the raise sites that produced it, ranked,
 # with the values that filled each hole. Candidates come from an inverted index over the
 # words of template literals and from the traceback's last frame; each candidate is
-# confirmed by a linear-time alignment (see _align.py). No backtracking regex ever runs
+# confirmed by a linear-time alignment (see errdex/align.py). No backtracking regex ever runs
 # over user text, and input is capped at MAX_INPUT_BYTES.
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from errdex.align import ELISIONS, Alignment, align, normalize
 from errdex.errors import InputTooLarge
-from errdex.match._align import ELISIONS, Alignment, align, normalize
 from errdex.match._index import Index, Occurrence, Site, Template, frame_fit, short_exception
 from errdex.match._paste import (
     Frame,

@@ -17,8 +17,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import platformdirs
-
+from errdex import places
 from errdex.errors import SourceError
 from errdex.sources.reading import write_error
 
@@ -30,10 +29,7 @@ def cache_root(cache_dir: Path | None = None) -> Path:
     """Return the cache directory: `cache_dir`, else $ERRDEX_CACHE, else the user cache dir."""
     if cache_dir is not None:
         return Path(cache_dir)
-    env = os.environ.get("ERRDEX_CACHE")
-    if env:
-        return Path(env)
-    return Path(platformdirs.user_cache_dir("errdex"))
+    return places.cache_dir()
 
 
 def _host() -> str:

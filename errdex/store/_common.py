@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from errdex import codec, rank
+from errdex import codec, places, rank
 from errdex.codec import SharedBody
 from errdex.model import ErrorSite, IndexedSite, Snapshot
 from errdex.text import shape
@@ -42,12 +40,7 @@ def sort_versions(versions: list[str]) -> list[str]:
 
 def default_location() -> str:
     """Return $ERRDEX_DB if set, else errdex.sqlite in the user data directory."""
-    env = os.environ.get("ERRDEX_DB")
-    if env:
-        return env
-    import platformdirs  # only when no database is named: its import is not free
-
-    return str(Path(platformdirs.user_data_dir("errdex")) / "errdex.sqlite")
+    return places.database()
 
 
 def chosen_snapshots(rows: Iterable[tuple[int, str, str]], version: str | None) -> list[int]:

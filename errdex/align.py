@@ -1,7 +1,9 @@
 # The verifier: lines a message template (literal parts with holes between them) up
 # against the text a user saw, in linear time with str.find, and says how much of the
 # template the text confirms and which text filled each hole. Both sides are compared
-# whitespace-insensitively (terminals re-wrap, quotes in markdown get curly).
+# whitespace-insensitively (terminals re-wrap, quotes in markdown get curly). The
+# matcher's, and the hook's at the moment of failure: so it imports nothing but text
+# helpers (no record classes, no store), which a failing process pays for in time.
 from __future__ import annotations
 
 from dataclasses import dataclass
