@@ -49,12 +49,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         tmp = Path(scratch)
         store = open_store(tmp / "errdex.sqlite")
-        index_snapshot(old, store, cache_path=tmp / "facts.sqlite")
+        index_snapshot(old, store, cache_path=tmp / "facts.sqlite", pause_gc=True)
         site = tmp / "site"
         cpu: dict[str, float] = {}
         cold = _export(store, site, cpu, "cold")
         again = _export(store, site, cpu, "again")
-        index_snapshot(new, store, cache_path=tmp / "facts.sqlite")
+        index_snapshot(new, store, cache_path=tmp / "facts.sqlite", pause_gc=True)
         later = _export(store, site, cpu, "later")
         fresh = _export(store, tmp / "fresh", cpu, "fresh")
         same = _files(site) == _files(tmp / "fresh")

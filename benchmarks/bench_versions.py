@@ -23,10 +23,12 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as scratch:
             tmp = Path(scratch)
             stacked = open_store(tmp / "stacked.sqlite")
-            first = index_snapshot(old, stacked, cache_path=tmp / "facts.sqlite")
-            second = index_snapshot(new, stacked, cache_path=tmp / "facts.sqlite")
+            first = index_snapshot(old, stacked, cache_path=tmp / "facts.sqlite", pause_gc=True)
+            second = index_snapshot(new, stacked, cache_path=tmp / "facts.sqlite", pause_gc=True)
             alone_store = open_store(tmp / "alone.sqlite")
-            alone = index_snapshot(new, alone_store, cache_path=tmp / "alone-facts.sqlite")
+            alone = index_snapshot(
+                new, alone_store, cache_path=tmp / "alone-facts.sqlite", pause_gc=True
+            )
             firsts.append(first.seconds)
             seconds.append(second.seconds)
             alones.append(alone.seconds)

@@ -126,7 +126,7 @@ def index_one(spec: str, db: str, env: dict[str, str]) -> dict[str, Any]:
     started = time.perf_counter()
     _reset_peak_rss()
     with open_store(db, create=False) as store:  # the driver made it; never a new one
-        result = index_source(spec, store, workers=1)
+        result = index_source(spec, store, workers=1, pause_gc=True)  # errdex's own task
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
         "package": result.snapshot.package,

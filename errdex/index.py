@@ -41,13 +41,18 @@ def index_source(
     use_cache: bool = True,
     force: bool = False,
     progress: Progress | None = None,
+    pause_gc: bool = False,
 ) -> IndexResult:
     """Index SOURCE `spec` into `store` and return what was done.
 
     `code_paths` overrides which folders/modules hold the package code. An unchanged
-    tree already in the store is left as it is unless `force`. Raises SourceError
-    subclasses for bad sources (PathOutsideTree, NotFoundError for a `code_paths` entry)
-    and StoreError when the store cannot be written.
+    tree already in the store is left as it is unless `force`. `pause_gc` pauses this
+    process's cyclic garbage collector while the sites are linked, explained and
+    written (much faster; see _no_cycle_collector): only for a process that is errdex's
+    own (the CLI, a batch task, the hook's background job), never in someone else's,
+    whose threads would run without it meanwhile. Raises SourceError subclasses for bad
+    sources (PathOutsideTree, NotFoundError for a `code_paths` entry) and StoreError
+    when the store cannot be written.
     """
     started = time.perf_counter()
     caches = cache_root()
@@ -68,6 +73,7 @@ def index_source(
         progress=progress,
         started=started,
         phases=(("resolve", resolved),),
+        pause_gc=pause_gc,
     )
 
 
@@ -93,9 +99,11 @@ def index_snapshot(
     progress: Progress | None = None,
     started: float | None = None,
     phases: tuple[tuple[str, float], ...] = (),
+    pause_gc: bool = False,
 ) -> IndexResult:
     """Extract `snapshot` and write it to `store` in one transaction. The result says
-    how long each phase took, after `phases` (what the caller did first)."""
+    how long each phase took, after `phases` (what the caller did first); `pause_gc` as
+    for index_source."""
     started = time.perf_counter() if started is None else started
     clock = _Clock(phases)
     cache: SqliteFactsCache | None = None if cache_path is None else SqliteFactsCache(cache_path)
@@ -125,7 +133,7 @@ def index_snapshot(
         from errdex.explain import explain
         from errdex.extract.pipeline import extract
 
-        with _no_cycle_collector():
+        with _no_cycle_collector(pause_gc):
             extraction = extract(
                 snapshot,
                 tree,
@@ -139,7 +147,7 @@ def index_snapshot(
             clock.done("explain")
     finally:
         facts_cache.close()
-    with _no_cycle_collector():
+    with _no_cycle_collector(pause_gc):
         store.write_snapshot(
             snapshot,
             sites,
@@ -163,14 +171,20 @@ def index_snapshot(
 
 
 @contextlib.contextmanager
-def _no_cycle_collector() -> Iterator[None]:
-    """Python's cyclic collector paused: linking, explaining and writing make millions
-    of small objects (no cycles among them) beside the millions the facts already are,
-    and each collection walks them all (some 40% of explain's time on vllm).
+def _no_cycle_collector(pause: bool) -> Iterator[None]:
+    """Python's cyclic collector paused, when `pause` (else nothing is done): linking,
+    explaining and writing make millions of small objects (no cycles among them) beside
+    the millions the facts already are, and each collection walks them all (some 40% of
+    explain's time on vllm).
 
     On the way out they are moved to the oldest generation (a freeze and unfreeze) before
     the collector is on again: else its first collection, due at once, walks every
-    object made meanwhile as young (2 s after explaining vllm, at load 6)."""
+    object made meanwhile as young (2 s after explaining vllm, at load 6). Both would
+    change the state of a process that is not errdex's own (and the unfreeze undoes a
+    server's own gc.freeze()): the caller says whether it is."""
+    if not pause:
+        yield
+        return
     was_on = gc.isenabled()
     gc.disable()
     try:
@@ -202,6 +216,7 @@ def index_all_versions(
     since: str | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    pause_gc: bool = False,
 ) -> list[IndexResult]:
     """Index every stable release of PyPI package `name` (from `since` on) not yet stored.
 
@@ -222,7 +237,9 @@ def index_all_versions(
     for done, version in enumerate(todo):
         if progress:
             progress("versions", done, len(todo))
-        results.append(index_source(f"pypi:{name}=={version}", store, workers=workers))
+        results.append(
+            index_source(f"pypi:{name}=={version}", store, workers=workers, pause_gc=pause_gc)
+        )
     if progress:
         progress("versions", len(todo), len(todo))
     return results
@@ -245,6 +262,7 @@ def explain_stored(
     package: str | None = None,
     version: str | None = None,
     progress: Progress | None = None,
+    pause_gc: bool = False,
 ) -> list[Reexplained]:
     """Explain every stored snapshot again (or those of `package`, at `version`) with
     this errdex's explainer, from the per-file facts cache: a file is parsed only when
@@ -283,7 +301,12 @@ def explain_stored(
             )
             continue
         result = index_snapshot(
-            snapshot, store, cache_path=caches / "facts.sqlite", force=True, progress=progress
+            snapshot,
+            store,
+            cache_path=caches / "facts.sqlite",
+            force=True,
+            progress=progress,
+            pause_gc=pause_gc,
         )
         out.append(Reexplained(package=stored.package, version=stored.version, result=result))
     return out

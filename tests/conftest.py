@@ -189,7 +189,7 @@ def indexed_store(path: Path, *specs: str) -> Store:
     require_pypi(*specs)
     store = open_store(path)
     for spec in specs:
-        index_source(spec, store)
+        index_source(spec, store, pause_gc=True)  # the test run is errdex's own
     return store
 
 

@@ -34,7 +34,7 @@ def explain(db: Path | None, package: str | None, version: str | None, as_json: 
     with errors_explained(), store_at(db) as store:
         from errdex.index import explain_stored
 
-        done = explain_stored(store, package=package, version=version)
+        done = explain_stored(store, package=package, version=version, pause_gc=True)
     if as_json:
         write_json(
             [

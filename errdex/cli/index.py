@@ -100,6 +100,7 @@ def index(
             use_cache=not no_cache,
             force=force,
             progress=report,
+            pause_gc=True,  # this process is errdex's own
         )
     if as_json:
         write_json(codec.index_result_to_json(result))
@@ -121,7 +122,7 @@ def _index_all_versions(
         from errdex.index import index_all_versions
 
         results = index_all_versions(
-            source[5:], store, since=since, workers=workers, progress=report
+            source[5:], store, since=since, workers=workers, progress=report, pause_gc=True
         )
     if as_json:
         write_json([codec.index_result_to_json(r) for r in results])

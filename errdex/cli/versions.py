@@ -74,7 +74,7 @@ def _snapshot_of(text: str, store: Store) -> tuple[str, str]:
     from errdex.index import index_source
 
     err.print(f"indexing {escape(text)} first")
-    result = index_source(text, store)
+    result = index_source(text, store, pause_gc=True)
     return result.snapshot.package, result.snapshot.version
 
 
