@@ -252,11 +252,14 @@ def is_postgres(location: str | Path) -> bool:
     return isinstance(location, str) and location.startswith(_POSTGRES_SCHEMES)
 
 
-def open_store(path_or_url: str | Path | None = None, *, create: bool = True) -> Store:
+def open_store(
+    path_or_url: str | Path | None = None, *, create: bool = True, wait: float | None = None
+) -> Store:
     """Return the store at `path_or_url`: a SQLite file path or a postgresql:// URL, or
     None for $ERRDEX_DB, else errdex.sqlite in the user data directory. A reader passes
     `create=False`, so that a mistyped location is an error rather than a new empty
-    database.
+    database. `wait`: the seconds a SQLite connection waits for a lock another holds
+    (30 unless given; a process that must not hang passes less).
 
     Raises NoDatabase when there is none and `create` is false; StoreError if the
     database cannot be opened, is not an errdex database or is too new, and for a
@@ -271,7 +274,9 @@ def open_store(path_or_url: str | Path | None = None, *, create: bool = True) ->
                 f"PostgreSQL needs psycopg ({exc}); install it with pip install 'errdex[scale]'"
             ) from exc
         return PostgresStore(str(location), create=create)
-    return SqliteStore(location, create=create)
+    if wait is None:
+        return SqliteStore(location, create=create)
+    return SqliteStore(location, create=create, wait=wait)
 
 
 def find_error(

@@ -328,13 +328,17 @@ class SqliteStore(StoreBase):
     _message_is = "AND (s.message_text = ? OR s.message_literal = ?)"
     _index_queries: ClassVar[ModuleType] = _match_index
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
-        """Open the database at `path`, creating it (and its folder) if `create`.
+    def __init__(
+        self, path: str | Path, *, create: bool = True, wait: float = _BUSY_TIMEOUT
+    ) -> None:
+        """Open the database at `path`, creating it (and its folder) if `create`; a
+        connection waits up to `wait` seconds for another that holds a lock.
 
         Raises NoDatabase if it does not exist and `create` is false; StoreError if the
         file is not an errdex database, was written by a newer errdex, or cannot be opened.
         """
         self.path = Path(path)
+        self._wait = wait
         if not create and not self.path.exists():
             raise NoDatabase(self.path)
         _check_fts5()
@@ -366,7 +370,7 @@ class SqliteStore(StoreBase):
             return conn
         try:
             conn = sqlite3.connect(
-                self.path, timeout=_BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+                self.path, timeout=self._wait, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open database {self.path}: {exc}") from exc
