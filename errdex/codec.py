@@ -45,6 +45,7 @@ from errdex.model import (
     Text,
 )
 from errdex.repos import is_github_url
+from errdex.text import shape
 
 JSON = dict[str, Any]
 
@@ -943,4 +944,38 @@ def history_to_json(record: Record, events: Sequence[LineageEvent]) -> JSON:
             }
             for e in events
         ],
+    }
+
+
+def hook_answer_to_json(site: ErrorSite, package: str, version: str) -> JSON:
+    """What errdex.hook shows of one site under a traceback, as it keeps it per file of an
+    indexed snapshot (read at the moment of failure without the record classes): the
+    place, the class raised with its qualified name and bases (`names`, to prefer the
+    site of the class the traceback shows), the prose, the message's literal runs and
+    hole groups as the matcher reads them (`lits`, `holes`: the values that filled it
+    are found in the text the user saw) and the expressions of the inputs (their values
+    are read in the failing frame)."""
+    body = site.explanation
+    lits: list[str] | None = None
+    holes: list[list[str]] = []
+    if site.message is not None and not site.message.static:
+        runs, groups = shape(site.message)
+        lits, holes = list(runs), [list(group) for group in groups]
+    exc = site.exception
+    return {
+        "id": site.id,
+        "kind": site.kind,
+        "exception": exc.name,
+        "names": [exc.name, exc.qualname, *exc.bases],
+        "file": site.location.file,
+        "line": site.location.line,
+        "function": site.location.function,
+        "package": package,
+        "version": version,
+        "title": None if body is None else body.title,
+        "when": None if body is None else body.when_it_happens,
+        "solutions": [] if body is None else list(body.solutions),
+        "lits": lits,
+        "holes": holes,
+        "inputs": [item.expr for item in site.inputs],
     }

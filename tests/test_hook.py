@@ -6,24 +6,32 @@
 from __future__ import annotations
 
 import base64
+import contextlib
+import gc
 import hashlib
 import importlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
 import threading
+import time
+import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import errdex.hook
+from errdex import places
 from errdex.hook import _core, _values
+from errdex.index import index_source
 from errdex.markup import clip, printable
+from errdex.store import open_store
 
 PACKAGE = '''
 """Boxes that check their size."""
@@ -81,6 +89,24 @@ def _fail(message: str) -> None:
 def limit(n: int) -> None:
     if n > 10:
         _fail(f"n must be at most 10, got {n}")
+
+
+class Unprintable(Exception):
+    """An error whose text cannot be had."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no text for you")
+
+
+def unprintable(code: int) -> None:
+    if code < 0:
+        raise Unprintable(f"code {code} is negative")
+
+
+def shout(size: int) -> None:
+    text = "A" * size
+    if size > 10:
+        raise ValueError(f"too loud: {text}")
 '''
 
 SCRIPT = """\
@@ -137,8 +163,23 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _env(site: Path, db: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ERRDEX_DISABLE", "PYTEST_"))}
-    env.update(PYTHONPATH=str(site), ERRDEX_DB=str(db), NO_COLOR="1", **extra)
+    """The environment of a run: mypkg importable, the database `db`, and a cache of its
+    own beside it (the hook keeps its answers and starts its jobs there)."""
+    env = _bare_env(db)
+    env.update(PYTHONPATH=os.pathsep.join((str(site), HERE)), **extra)
+    return env
+
+
+HERE = str(Path(errdex.__file__).resolve().parent.parent)  # the errdex these tests test
+
+
+def _bare_env(db: Path) -> dict[str, str]:
+    """An environment with no errdex or pytest settings but the database `db`, a cache
+    beside it, and this errdex importable."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ERRDEX_", "PYTEST_"))}
+    env.update(
+        PYTHONPATH=HERE, ERRDEX_DB=str(db), ERRDEX_CACHE=str(db.parent / "cache"), NO_COLOR="1"
+    )
     return env
 
 
@@ -154,37 +195,106 @@ def _python(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
     )
 
 
-def test_errdex_run_prints_the_traceback_then_the_section(site_dir: Path, tmp_path: Path) -> None:
+def settle(cache: Path, deadline: float = 300.0) -> None:
+    """Wait (polling, with a deadline) until every background job started under the
+    cache dir `cache` has ended: each launch is a line of its log, each end another."""
+    end = time.monotonic() + deadline
+    for log in sorted(cache.glob("hook/*/index.log")):
+        while True:
+            lines = log.read_text().splitlines()
+            launched = sum(line == "launched" for line in lines)
+            if launched == sum(line.startswith("ended: ") for line in lines):
+                break
+            assert time.monotonic() < end, f"a job did not end: {log.read_text()}"
+            time.sleep(0.05)
+
+
+@pytest.fixture(autouse=True)
+def _no_job_left(tmp_path: Path) -> Iterator[None]:
+    """No background job a test started outlives it (nor its tmp folder)."""
+    yield
+    for cache in tmp_path.glob("**/cache"):
+        settle(cache)
+
+
+def _extra(
+    ran: subprocess.CompletedProcess[str], plain: subprocess.CompletedProcess[str]
+) -> list[str]:
+    """What errdex printed after the traceback python prints, which comes first, whole."""
+    assert ran.returncode == plain.returncode
+    assert ran.stderr.startswith(plain.stderr), ran.stderr
+    assert ran.stdout == plain.stdout
+    return ran.stderr[len(plain.stderr) :].splitlines()
+
+
+HEAD = "── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check (mypkg 0.1.0)"
+ALONE = (
+    "from __init__.py alone; mypkg 0.1.0 is being indexed in the background,"
+    " for the full answer next time"
+)
+
+
+def test_the_first_failure_is_answered_from_its_file_and_the_next_from_the_index(
+    site_dir: Path, tmp_path: Path
+) -> None:
     script = tmp_path / "script.py"
     script.write_text(SCRIPT)
     db = tmp_path / "errdex.sqlite"
     env = _env(site_dir, db)
     plain = _python(str(script), cwd=tmp_path, env=env)
     assert plain.returncode == 1
-    ran = _python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env)
-    assert ran.returncode == 1, ran.stderr
-    # the traceback as python prints it, untouched, then errdex's lines
-    assert ran.stderr.startswith(plain.stderr), ran.stderr
-    extra = ran.stderr[len(plain.stderr) :].splitlines()
-    assert extra[0] == "errdex: indexing mypkg 0.1.0 once (never imported)…"
-    section = extra[1:]
-    assert len(section) <= 20
-    assert (
-        section[0]
-        == "── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check (mypkg 0.1.0)"
-    )
-    assert "size must be non-negative, got {size}" in section
-    assert any(line.startswith("When it happens: ") for line in section)
-    assert "  1. Set `size` to 0 or more (`Box.size`), e.g. `Box(size=0)`" in section
-    assert "In the message: size = -3" in section
-    assert "Now: `self.size` = -3" in section
-    assert section[-1].endswith("errdex show " + section[-1].split()[1])
-    assert "\x1b[" not in ran.stderr  # not a terminal: no colour
+    first = _extra(_python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env), plain)
+    # the raise site, from mypkg/__init__.py alone: nothing else of mypkg is read
+    assert first[0] == HEAD
+    assert "size must be non-negative, got {size}" in first
+    assert any(line.startswith("When it happens: ") for line in first)
+    assert "In the message: size = -3" in first
+    assert "Now: `self.size` = -3" in first
+    site = first[-1].split()[1]
+    assert first[-1] == f"id {site} · {ALONE}"
+    assert len(first) <= 20 and "\x1b[" not in "".join(first)
+    # the background job indexes mypkg into the database and keeps the hook's answers
+    settle(db.parent / "cache")
+    assert db.exists()
+    full = _extra(_python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env), plain)
+    assert full[0] == HEAD
+    assert "  1. Set `size` to 0 or more (`Box.size`), e.g. `Box(size=0)`" in full
+    assert "In the message: size = -3" in full
+    assert "Now: `self.size` = -3" in full
+    assert full[-1] == f"id {site} · details: errdex show {site}"  # the same site
+    # from the answers kept, and the same as the database says
+    kept = list((db.parent / "cache" / "hook").glob("mypkg-0.1.0-*/state.json"))
+    assert len(kept) == 1
+    again = _extra(_python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env), plain)
+    assert again == full
+    shown = _python("-m", "errdex", "show", site, "--db", str(db), cwd=tmp_path, env=env)
+    assert shown.returncode == 0 and "size must be non-negative" in shown.stdout
 
-    # the second run finds the snapshot: no indexing, the same section
-    again = _python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env)
-    assert again.returncode == 1
-    assert again.stderr == plain.stderr + "\n".join(section) + "\n"
+
+def test_answers_kept_are_not_used_once_the_database_changed(
+    site_dir: Path, tmp_path: Path
+) -> None:
+    # indexed by hand (no answers kept yet): the database answers, and a job keeps them
+    db = tmp_path / "errdex.sqlite"
+    env = _env(site_dir, db)
+    (tmp_path / "script.py").write_text(SCRIPT)
+    index = _python("-m", "errdex", "index", "installed:mypkg", cwd=tmp_path, env=env)
+    assert index.returncode == 0, index.stderr
+    plain = _python("script.py", cwd=tmp_path, env=env)
+    by_db = _extra(_python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env), plain)
+    assert by_db[0] == HEAD and by_db[-1].endswith("details: errdex show " + by_db[-1].split()[1])
+    settle(db.parent / "cache")
+    state = next((db.parent / "cache" / "hook").glob("mypkg-0.1.0-*/state.json"))
+    kept = _extra(_python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env), plain)
+    assert kept == by_db
+    # another package written to the database: what was kept is stale until kept again
+    written = state.stat().st_mtime_ns
+    other = _python("-m", "errdex", "index", "installed:click", cwd=tmp_path, env=env)
+    assert other.returncode == 0, other.stderr
+    after = _extra(_python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env), plain)
+    assert after == by_db
+    settle(db.parent / "cache")
+    assert state.stat().st_mtime_ns > written  # kept again, for the database as it is
 
 
 def test_errdex_run_passes_argv_and_exit_status(site_dir: Path, tmp_path: Path) -> None:
@@ -215,7 +325,8 @@ def test_errdex_run_passes_argv_and_exit_status(site_dir: Path, tmp_path: Path) 
 
 def test_a_real_package_from_pypi_installed_beside_errdex(tmp_path: Path) -> None:
     # click, as pip installed it into this environment: its Choice refuses a value
-    # through ParamType.fail, a helper; the section names the call in Choice.convert
+    # through ParamType.fail, a helper; the section names the call in Choice.convert,
+    # from click/types.py alone at first, from click's index next
     from importlib.metadata import version
 
     click_version = version("click")
@@ -227,32 +338,21 @@ def test_a_real_package_from_pypi_installed_beside_errdex(tmp_path: Path) -> Non
         "def main(mode):\n    pass\n\n"
         "main.main(['--mode', 'medium'], standalone_mode=False)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ERRDEX_", "PYTEST_"))}
-    env.update(ERRDEX_DB=str(tmp_path / "errdex.sqlite"), NO_COLOR="1")
+    db = tmp_path / "errdex.sqlite"
+    env = _bare_env(db)
     plain = _python(str(script), cwd=tmp_path, env=env)
-    ran = _python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env)
-    assert plain.returncode == ran.returncode == 1
-    assert ran.stderr.startswith(plain.stderr)  # the traceback, untouched
-    extra = ran.stderr[len(plain.stderr) :].splitlines()
-    assert extra[0] == f"errdex: indexing click {click_version} once (never imported)…"
-    assert extra[1].startswith("── errdex: BadParameter raised at click/types.py:")
-    assert extra[1].endswith(f" in Choice.convert (click {click_version})")
-
-
-def test_a_fault_inside_errdex_leaves_the_error_alone(site_dir: Path, tmp_path: Path) -> None:
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
-    bad = tmp_path / "not-a-db.sqlite"
-    bad.write_text("this is not a database\n" * 100)
-    env = _env(site_dir, bad)
-    plain = _python(str(script), cwd=tmp_path, env=env)
-    ran = _python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env)
-    assert ran.returncode == 1
-    assert ran.stderr.startswith(plain.stderr)
-    extra = ran.stderr[len(plain.stderr) :].splitlines()
-    assert len(extra) == 1, extra
-    assert extra[0].startswith("errdex: could not explain this error (")
-    assert bad.read_text() == "this is not a database\n" * 100
+    assert plain.returncode == 1
+    first = _extra(_python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env), plain)
+    assert first[0].startswith("── errdex: BadParameter raised at click/types.py:")
+    assert first[0].endswith(f" in Choice.convert (click {click_version})")
+    assert first[-1].endswith(
+        f" · from types.py alone; click {click_version} is being indexed in the background,"
+        " for the full answer next time"
+    )
+    settle(tmp_path / "cache")
+    full = _extra(_python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env), plain)
+    assert full[0] == first[0]
+    assert full[-1] == f"id {first[-1].split()[1]} · details: errdex show {first[-1].split()[1]}"
 
 
 def test_errdex_disable_turns_it_off(site_dir: Path, tmp_path: Path) -> None:
@@ -263,7 +363,7 @@ def test_errdex_disable_turns_it_off(site_dir: Path, tmp_path: Path) -> None:
     plain = _python(str(script), cwd=tmp_path, env=env)
     ran = _python("-m", "errdex", "run", str(script), cwd=tmp_path, env=env)
     assert (ran.returncode, ran.stderr) == (1, plain.stderr)
-    assert not db.exists()
+    assert not db.exists() and not (tmp_path / "cache").exists()
 
 
 def test_an_error_outside_any_distribution_is_not_explained(site_dir: Path, tmp_path: Path) -> None:
@@ -273,7 +373,42 @@ def test_an_error_outside_any_distribution_is_not_explained(site_dir: Path, tmp_
     assert ran.returncode == 1
     assert ran.stderr.rstrip().endswith("ValueError: bad 1")
     assert "errdex" not in ran.stderr
-    assert not db.exists()  # nothing to look up, nothing indexed
+    assert not db.exists() and not (tmp_path / "cache").exists()  # nothing looked up
+
+
+def test_an_error_raised_in_compiled_code_names_the_call_and_the_module(tmp_path: Path) -> None:
+    # pydantic v2 (installed beside errdex): its ValidationError comes from pydantic_core,
+    # compiled Rust; errdex reads Python source only, and says so in one line
+    pytest.importorskip("pydantic_core")
+    (tmp_path / "model.py").write_text(
+        "from pydantic import BaseModel\n\n\nclass Point(BaseModel):\n    x: int\n\n\n"
+        "Point(x='not a number')\n"
+    )
+    (tmp_path / "direct.py").write_text(
+        "from pydantic_core import SchemaValidator, core_schema\n\n"
+        "SchemaValidator(core_schema.int_schema()).validate_python('x')\n"
+    )
+    db = tmp_path / "errdex.sqlite"
+    env = _bare_env(db)
+    plain = _python("model.py", cwd=tmp_path, env=env)
+    said = _extra(_python("-m", "errdex", "run", "model.py", cwd=tmp_path, env=env), plain)
+    assert said == [
+        "── errdex: pydantic_core._pydantic_core.ValidationError raised in compiled code:"
+        " `self.__pydantic_validator__.validate_python(...)` at pydantic/main.py:"
+        + said[0].split("pydantic/main.py:")[1].split()[0]
+        + " calls into pydantic_core._pydantic_core (errdex reads Python source only)"
+    ]
+    plain = _python("direct.py", cwd=tmp_path, env=env)
+    said = _extra(_python("-m", "errdex", "run", "direct.py", cwd=tmp_path, env=env), plain)
+    assert said == [
+        "── errdex: pydantic_core._pydantic_core.ValidationError raised in compiled code:"
+        " `SchemaValidator(core_schema.int_schema()).validate_python(...)` at direct.py:3"
+        " calls into pydantic_core._pydantic_core (errdex reads Python source only)"
+    ] or said == [
+        "── errdex: pydantic_core._pydantic_core.ValidationError raised in compiled code:"
+        " its class is one of pydantic_core._pydantic_core (errdex reads Python source only)"
+    ]
+    assert not db.exists()  # nothing to index for it
 
 
 @pytest.mark.parametrize("autoload", [True, False])
@@ -290,18 +425,173 @@ def test_the_pytest_plugin_adds_a_section_to_failures(
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         flags = ["-p", "errdex.hook.pytest_plugin", "--errdex"]
     base = ["-m", "pytest", "-p", "no:cacheprovider", "test_boxes.py"]
-    ran = _python(*base, *flags, cwd=tmp_path, env=env)
-    assert ran.returncode == 1, ran.stdout + ran.stderr
-    assert "1 failed, 1 passed" in ran.stdout
-    section = ran.stdout[ran.stdout.index(" errdex ---") :]
-    assert "── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check" in section
-    assert "In the message: size = -3" in section
-    assert "Now: `self.size` = -3" in section
+    for answer in (ALONE, "details: errdex show"):  # the first failure, then once indexed
+        ran = _python(*base, *flags, cwd=tmp_path, env=env)
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        assert "1 failed, 1 passed" in ran.stdout
+        section = ran.stdout[ran.stdout.index(" errdex ---") :]
+        assert "── errdex: ValueError raised at mypkg/__init__.py:13 in Box.check" in section
+        assert "In the message: size = -3" in section
+        assert "Now: `self.size` = -3" in section
+        assert answer in section
+        settle(tmp_path / "cache")
     quiet = _python(*base, cwd=tmp_path, env=env)  # installed, but off unless asked
     assert quiet.returncode == 1
     assert "── errdex" not in quiet.stdout and " errdex ---" not in quiet.stdout
 
 
+# -- what errdex does when it cannot do its work: one line, the traceback untouched -------
+
+
+def _degraded(
+    site: Path, tmp_path: Path, script: str = SCRIPT, **extra: str
+) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+    """What `errdex run` adds to a failing script's traceback, and the run."""
+    (tmp_path / "script.py").write_text(script)
+    env = _env(site, tmp_path / "errdex.sqlite")
+    env.update(extra)
+    plain = _python("script.py", cwd=tmp_path, env=env)
+    ran = _python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env)
+    return _extra(ran, plain), ran
+
+
+def test_a_database_that_is_not_one_is_one_line_and_left_alone(
+    site_dir: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "errdex.sqlite"
+    bad.write_text("this is not a database\n" * 100)
+    extra, _ = _degraded(site_dir, tmp_path)
+    assert len(extra) == 1, extra
+    assert extra[0].startswith("errdex: could not explain this error (StoreError: ")
+    assert bad.read_text() == "this is not a database\n" * 100
+
+
+def test_a_database_locked_by_another_process_is_one_line(site_dir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "errdex.sqlite"
+    env = _env(site_dir, db)
+    assert (
+        _python("-m", "errdex", "index", "installed:mypkg", cwd=tmp_path, env=env).returncode == 0
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCKED, str(db)], stdout=subprocess.PIPE, text=True
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+            extra, _ = _degraded(site_dir, tmp_path)
+        finally:
+            holder.kill()
+    assert extra == ["errdex: could not explain this error (StoreError: cannot open database"
+                     f" {db}: database is locked)"]  # fmt: skip
+
+
+HOLD_LOCKED = """\
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+conn.execute("BEGIN EXCLUSIVE")
+conn.execute("UPDATE meta SET value = value WHERE key = 'generation'")
+print("held", flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.fixture
+def mounted(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """A tmpfs mounted with the options asked (a read-only or a full file system, real
+    ones), unmounted after the test; skipped where this user may not mount."""
+    points: list[Path] = []
+
+    def mount(options: str) -> Path:
+        point = tmp_path / f"mount{len(points)}"
+        point.mkdir()
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(point)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+        points.append(point)
+        return point
+
+    try:
+        yield mount
+    finally:
+        for point in points:
+            subprocess.run(["umount", "-l", str(point)], check=False)
+
+
+def test_a_read_only_cache_dir_still_answers_from_the_file(
+    site_dir: Path, tmp_path: Path, mounted: Callable[[str], Path]
+) -> None:
+    cache = mounted("ro,size=1m")
+    extra, _ = _degraded(site_dir, tmp_path, ERRDEX_CACHE=str(cache))
+    assert extra[0] == HEAD
+    assert "Now: `self.size` = -3" in extra
+    assert extra[-1].endswith(
+        " · from __init__.py alone; errdex could not index mypkg 0.1.0 in the background"
+        f" (OSError: [Errno 30] Read-only file system: '{cache / 'hook'}')"
+    )
+    assert not (tmp_path / "errdex.sqlite").exists()
+
+
+def test_a_full_cache_dir_still_answers_from_the_file(
+    site_dir: Path, tmp_path: Path, mounted: Callable[[str], Path]
+) -> None:
+    cache = mounted("size=64k,nr_inodes=3")
+    with contextlib.suppress(OSError), open(cache / "filler", "wb") as handle:
+        while True:  # every block taken; and no inode left for another file
+            handle.write(b"\0" * 4096)
+            handle.flush()
+    extra, _ = _degraded(site_dir, tmp_path, ERRDEX_CACHE=str(cache))
+    assert extra[0] == HEAD
+    assert "No space left on device" in extra[-1]
+    assert (
+        " · from __init__.py alone; errdex could not index mypkg 0.1.0 in the background ("
+        in extra[-1]
+    )
+
+
+def test_a_failing_str_a_huge_message_and_a_non_utf8_terminal(
+    site_dir: Path, tmp_path: Path
+) -> None:
+    # the exception's own __str__ raises: the traceback says so, errdex goes on without it
+    extra, _ = _degraded(site_dir, tmp_path, "import mypkg\n\nmypkg.unprintable(-1)\n")
+    assert extra[0].startswith("── errdex: Unprintable raised at mypkg/__init__.py:")
+    assert not any(line.startswith("In the message") for line in extra)
+    assert "Now: `code` = -1" in extra
+    # a message of 20 MB: the traceback prints it whole; errdex's lines stay short
+    extra, ran = _degraded(site_dir, tmp_path, "import mypkg\n\nmypkg.shout(20_000_000)\n")
+    assert "A" * 20_000_000 in ran.stderr
+    assert extra[0].startswith("── errdex: ValueError raised at mypkg/__init__.py:")
+    assert max(len(line) for line in extra) < 1000
+    # stdout and stderr in ASCII (a C locale): what cannot be written is escaped
+    extra, _ = _degraded(site_dir, tmp_path, PYTHONIOENCODING="ascii", LC_ALL="C")
+    assert (
+        extra[0]
+        == "-- errdex: ValueError raised at mypkg/__init__.py:13 in Box.check (mypkg 0.1.0)"
+    )
+    assert all(line.isascii() for line in extra)
+
+
+def test_ctrl_c_while_errdex_works_is_one_line(site_dir: Path, tmp_path: Path) -> None:
+    # KeyboardInterrupt raised inside errdex's work, after the traceback: when it opens the
+    # database (an audit hook of the script's raises it there, as a Ctrl-C would)
+    db = tmp_path / "errdex.sqlite"
+    env = _env(site_dir, db)
+    assert (
+        _python("-m", "errdex", "index", "installed:mypkg", cwd=tmp_path, env=env).returncode == 0
+    )
+    script = (
+        "import sys\n\n\ndef interrupt(event, args):\n"
+        "    if event == 'sqlite3.connect':\n        raise KeyboardInterrupt\n\n\n"
+        "sys.addaudithook(interrupt)\n" + SCRIPT
+    )
+    extra, ran = _degraded(site_dir, tmp_path, script)
+    assert extra == ["errdex: interrupted; the error above is unexplained"]
+    assert ran.returncode == 1  # the script's error, as python exits with it
+
+
+# -- in this process -------------------------------------------------------------------
 # -- in this process -------------------------------------------------------------------
 
 
@@ -317,8 +607,14 @@ def mypkg(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("hook-db") / "errdex.sqlite"
+def db(mypkg: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """mypkg indexed into a database of its own: the hook answers from it (and starts a
+    job that keeps its answers, waited for here)."""
+    path = tmp_path_factory.mktemp("hook-db") / "errdex.sqlite"
+    with open_store(path) as store:
+        index_source("installed:mypkg", store, pause_gc=True)
+    yield path
+    settle(places.cache_dir())
 
 
 def _raised(call: Any, *args: Any) -> BaseException:
@@ -403,6 +699,78 @@ def test_the_ipython_extension_adds_the_section(mypkg: Any, db: Path, monkeypatc
     assert "ValueError: size must be non-negative, got -8" in text
     assert text.index("ValueError: size") < text.index("── errdex: ValueError raised at mypkg")
     assert "Now: `self.size` = -8" in text
+
+
+def test_a_first_failure_in_this_process_then_the_full_answer(mypkg: Any, tmp_path: Path) -> None:
+    db = tmp_path / "errdex.sqlite"
+    first = errdex.hook.explain(_raised(mypkg.Box(-9).check), db)
+    assert first is not None
+    lines = first.splitlines()
+    assert lines[0] == HEAD and "Now: `self.size` = -9" in lines
+    assert lines[-1].endswith(ALONE)
+    settle(places.cache_dir())
+    full = errdex.hook.explain(_raised(mypkg.Box(-9).check), db)
+    assert full is not None and full.splitlines()[0] == HEAD
+    assert full.splitlines()[-1].endswith("details: errdex show " + lines[-1].split()[1])
+
+
+def _state() -> dict[str, Any]:
+    """What errdex must leave as it found it in the user's process."""
+    handlers = {}
+    for number in signal.valid_signals():
+        with contextlib.suppress(ValueError, OSError):
+            handlers[number] = signal.getsignal(number)
+    return {
+        "gc enabled": gc.isenabled(),
+        "gc thresholds": gc.get_threshold(),
+        "gc frozen": gc.get_freeze_count(),
+        "threads": sorted((t.ident or 0, t.name) for t in threading.enumerate()),
+        "signal handlers": handlers,
+        "recursion limit": sys.getrecursionlimit(),
+        "warning filters": list(warnings.filters),
+        "excepthooks": (sys.excepthook, threading.excepthook),
+        "children": _children(),
+        "cwd": os.getcwd(),
+    }
+
+
+def _children() -> list[int]:
+    """The processes whose parent is this one (from /proc; [] elsewhere)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if int(entry.read_text().rpartition(")")[2].split()[1]) == os.getpid():
+                found.append(int(entry.parent.name))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("collector", ["on", "off", "frozen"])
+def test_the_hook_leaves_the_process_as_it_found_it(
+    mypkg: Any, db: Path, tmp_path: Path, collector: str
+) -> None:
+    # the user's own collector state, whatever it is: on, off, or objects frozen by a
+    # pre-fork server; errdex answers a first failure (the file alone, a job started), one
+    # from the database (a job started to keep the answers) and one from answers kept
+    was_on = gc.isenabled()
+    if collector == "off":
+        gc.disable()
+    elif collector == "frozen":
+        gc.freeze()
+    try:
+        before = _state()
+        fresh = tmp_path / f"fresh-{collector}.sqlite"
+        assert errdex.hook.explain(_raised(mypkg.Box(-1).check), fresh) is not None
+        assert errdex.hook.explain(_raised(mypkg.Box(-1).check), db) is not None
+        settle(places.cache_dir())
+        assert errdex.hook.explain(_raised(mypkg.Box(-1).check), db) is not None
+        with open_store(tmp_path / f"own-{collector}.sqlite") as store:  # the library, too
+            index_source("installed:mypkg", store)
+        after = _state()
+    finally:
+        gc.unfreeze()
+        if was_on:
+            gc.enable()
+    assert after == before
 
 
 # -- reading values without running user code ------------------------------------------

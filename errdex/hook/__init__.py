@@ -66,10 +66,28 @@ def report(exc: BaseException, db: str | Path | None = None) -> None:
     text = explain(exc, db, color=color)
     if text:
         try:
-            stream.write(text + "\n")
+            stream.write(fit(text, stream) + "\n")
             stream.flush()
         except Exception:
             pass
+
+
+_PLAIN = str.maketrans({"─": "-", "·": "-", "…": "...", "←": "<-", "‘": "'", "’": "'"})
+
+
+def fit(text: str, stream: Any) -> str:
+    """`text` as `stream` can write it: on a terminal that is not UTF-8 (a C locale, say),
+    errdex's own marks in ASCII and anything else escaped."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeError, LookupError):
+        pass
+    try:
+        return text.translate(_PLAIN).encode(encoding, "backslashreplace").decode(encoding)
+    except (UnicodeError, LookupError):
+        return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 def _excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:

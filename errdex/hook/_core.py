@@ -1,62 +1,89 @@
-# errdex.hook.explain: the error page, at the moment of failure. For each exception of a
-# chain (and each member of a group), the innermost traceback frame in a file of an
-# installed distribution is looked up by exact file and line among the indexed raise
-# sites of that distribution's installed version; the record says what the error means
-# and what to do, the message gives the values that filled its holes, and the frame
-# gives the current values of the inputs its conditions read.
+# errdex.hook.explain: the error page, at the moment of failure, in the user's process. For
+# each exception of a chain (and each member of a group):
+# - raised in compiled code (the last frame failed at a call into an extension module, or
+#   the class raised is one of an extension module's): one line saying so (_compiled);
+# - else the innermost traceback frame in a file of an installed distribution is looked
+#   up by file and line among the raise sites of that distribution's installed version:
+#   in the answers kept for it (_answers, while the database is unchanged: no import of
+#   the store), else in the database, else, not indexed yet, among the sites of the
+#   traceback's files alone (_first), while a background job indexes the distribution
+#   (_background) for the next failure;
+# - else (the user's own code): nothing.
+# The record says what the error means and what to do, the message gives the values that
+# filled its holes, and the frame the current values of the inputs its conditions read.
+# Nothing here changes the process's state: no collector paused, no thread left, no
+# signal handler set; the job runs in a process of its own.
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
 import sysconfig
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from types import FrameType, TracebackType
+from typing import Any
 
-from errdex.hook import _dists, _values
+from errdex import places
+from errdex.hook import _compiled, _dists, _values
+from errdex.hook._answers import Answer, Kept, answer_of, values_in
 from errdex.markup import clip, plain, printable
-from errdex.match import Matcher
-from errdex.model import IndexedSite, Record
 from errdex.names import canonical
-from errdex.store import Store, default_location, open_store
 
 MAX_LINES = 20  # of one error's section
 MAX_ERRORS = 3  # sections for one chain or group
 _SOLUTIONS = 3
+_CALLS_OUT = 3  # frames out of a raise helper looked at for the call to it
+_WAIT = 0.5  # seconds to wait for a database another process holds locked
+_RETRY_AFTER = 3600.0  # seconds after a failed background index before another is tried
 
 _lock = threading.RLock()
-_stores: dict[str, Store] = {}
-_matchers: dict[tuple[str, str], Matcher] = {}
-_indexed: set[tuple[str, str, str]] = set()  # (db, name, version) tried in this process
+_stores: dict[str, Any] = {}  # location -> errdex.store.Store, opened on a first need
+_started: set[tuple[str, str, str]] = set()  # (db, package, version) jobs started here
+
+
+@dataclass(frozen=True)
+class _Owner:
+    entry: str  # the sys.path directory the distribution is installed in
+    name: str
+    version: str
+
+    @property
+    def package(self) -> str:
+        return canonical(self.name)
 
 
 @dataclass(frozen=True)
 class _Hit:
     exc: BaseException
-    record: Record
+    answer: Answer
     frame: FrameType
-    values: dict[str, str]
+    alone: tuple[str, ...] = ()  # the files the answer comes from, when not the full index
+    note: str = ""  # what happens meanwhile, with such an answer
 
 
-def explain(exc: BaseException, db: str | Path | None = None, *, color: bool = False) -> str | None:
-    """The errdex section for `exc`, or None when no indexed raise site is known for it.
-    May raise: errdex.hook.explain, the one caller, turns any error into one line and
-    checks ERRDEX_DISABLE first."""
-    location = str(default_location() if db is None else db)
-    hits: list[_Hit] = []
-    seen_sites: set[str] = set()
+Lookup = Callable[[str, str, int], list[Answer]]  # (absolute path, file, line) -> answers
+
+
+def explain(
+    exc: BaseException, db: str | os.PathLike[str] | None = None, *, color: bool = False
+) -> str | None:
+    """The errdex section for `exc`, or None when there is nothing to say. May raise:
+    errdex.hook.explain, the one caller, turns any error into one line and checks
+    ERRDEX_DISABLE first."""
+    location = str(places.database() if db is None else db)
+    sections: list[str] = []
+    seen: set[str] = set()
     for one in _chain(exc):
-        hit = _explain_one(one, location)
-        if hit is not None and hit.record.id not in seen_sites:
-            seen_sites.add(hit.record.id)
-            hits.append(hit)
-        if len(hits) >= MAX_ERRORS:
+        said = _explain_one(one, location, color)
+        if said is not None and said[0] not in seen:
+            seen.add(said[0])
+            sections.append(said[1])
+        if len(sections) >= MAX_ERRORS:
             break
-    if not hits:
-        return None
-    return "\n".join(_render(hit, color) for hit in hits)
+    return "\n".join(sections) if sections else None
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -82,40 +109,36 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return order
 
 
-def _frames(tb: TracebackType | None) -> list[tuple[FrameType, int]]:
-    found: list[tuple[FrameType, int]] = []
+def _tracebacks(tb: TracebackType | None) -> list[TracebackType]:
+    found: list[TracebackType] = []
     while tb is not None and len(found) < 10_000:
-        found.append((tb.tb_frame, tb.tb_lineno))
+        found.append(tb)
         tb = tb.tb_next
     return found
 
 
-def _explain_one(exc: BaseException, location: str) -> _Hit | None:
+def _explain_one(exc: BaseException, location: str, color: bool) -> tuple[str, str] | None:
+    """(what tells it from the others of the chain, the text) for one exception."""
     if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
         return None
-    frames = _frames(exc.__traceback__)
-    for number in range(len(frames) - 1, -1, -1):
-        frame, line = frames[number]
-        path = frame.f_code.co_filename
+    tbs = _tracebacks(exc.__traceback__)
+    if tbs:
+        last = tbs[-1]
+        into = _compiled.call_into(last.tb_frame, last.tb_lasti)
+        if into is not None:
+            return _compiled_line(exc, into, last, color)
+    for number in range(len(tbs) - 1, -1, -1):
+        path = tbs[number].tb_frame.f_code.co_filename
         owner = _owner(path)
         if owner is None:
             continue
-        name, version = owner
-        record = _site(location, name, version, path, line, type(exc))
-        if record is None:
-            return None
-        # raised in a helper that always raises: the call to it, one frame out, is the
-        # site with the message and the conditions (and the frame with their values)
-        for outer in range(number - 1, max(number - 4, -1), -1):
-            outer_frame, outer_line = frames[outer]
-            outer_path = outer_frame.f_code.co_filename
-            if _owner(outer_path) != owner:
-                break
-            caller = _site(location, name, version, outer_path, outer_line, type(exc))
-            if caller is None or caller.site.kind != "helper":
-                break
-            record, frame = caller, outer_frame
-        return _Hit(exc, record, frame, _holes(location, record, exc))
+        hit = _hit(exc, tbs, number, owner, location)
+        if hit is None:
+            break  # the innermost frame of a distribution is no raise site of it
+        return hit.answer["id"], _render(hit, color)
+    of_class = _compiled.class_of(type(exc))
+    if of_class is not None:
+        return _compiled_line(exc, of_class, tbs[-1] if tbs else None, color)
     return None
 
 
@@ -130,8 +153,8 @@ def _stdlib_dirs() -> tuple[str, ...]:
     )
 
 
-def _owner(path: str) -> tuple[str, str] | None:
-    """(distribution name, installed version) of the file at `path`, or None."""
+def _owner(path: str) -> _Owner | None:
+    """The installed distribution the file at `path` belongs to, or None."""
     if not path or path.startswith("<"):
         return None
     normal = os.path.normpath(path)
@@ -142,7 +165,7 @@ def _owner(path: str) -> tuple[str, str] | None:
             if candidate.startswith(entry + os.sep):
                 found = _dists.owner_in(entry, candidate)
                 if found is not None:
-                    return found
+                    return _Owner(entry, *found)
     return None
 
 
@@ -158,64 +181,124 @@ def _site_dirs() -> tuple[str, ...]:
     return tuple(os.path.normpath(paths[k]) + os.sep for k in ("purelib", "platlib") if k in paths)
 
 
-# -- the indexed site --------------------------------------------------------------------
+def _relative(owner: _Owner, path: str) -> str:
+    """The file at `path` as the index names it: relative to the distribution's folder."""
+    normal = os.path.normpath(path)
+    for candidate in dict.fromkeys((normal, os.path.realpath(normal))):
+        if candidate.startswith(owner.entry + os.sep):
+            return os.path.relpath(candidate, owner.entry).replace(os.sep, "/")
+    return os.path.basename(normal)
 
 
-def _store(location: str, *, create: bool) -> Store:
+# -- the answer at a raise site --------------------------------------------------------
+
+
+def _hit(
+    exc: BaseException, tbs: list[TracebackType], number: int, owner: _Owner, location: str
+) -> _Hit | None:
+    """The answer at frame `number` (in a file of `owner`) or, when it is in a raise
+    helper, at the call to it one to three frames out; None when there is no site."""
+    frames = [number]
+    for outer in range(number - 1, max(number - 1 - _CALLS_OUT, -1), -1):
+        if _owner(tbs[outer].tb_frame.f_code.co_filename) != owner:
+            break
+        frames.append(outer)
+    paths = [tbs[n].tb_frame.f_code.co_filename for n in frames]
+    files = [_relative(owner, path) for path in paths]
+    kept = Kept(location, owner.package, owner.version)
+    first = False  # the answer comes from these files alone
+    lookup: Lookup
+    if kept.fresh():
+        lookup = _kept_lookup(kept)
+    else:
+        store = _indexed(location, owner)
+        if store is not None:
+            lookup = _store_lookup(store, owner)
+            _keep_answers(kept, owner)
+        else:
+            from errdex.hook import _first
+
+            places_ = [
+                (file, tbs[n].tb_lineno, tbs[n].tb_frame.f_code.co_qualname)
+                for file, n in zip(files, frames, strict=True)
+            ]
+            found = _first.answers(owner.entry, owner.package, owner.version, places_)
+            lookup = lambda _path, file, line: found.get((file, line), [])  # noqa: E731
+            first = True
+    kind = type(exc)
+    rows = lookup(paths[0], files[0], tbs[number].tb_lineno)
+    if not rows:
+        return None
+    answer, frame = _best(rows, kind), tbs[number].tb_frame
+    for path, file, n in zip(paths[1:], files[1:], frames[1:], strict=True):
+        outer_rows = lookup(path, file, tbs[n].tb_lineno)
+        caller = _best(outer_rows, kind) if outer_rows else None
+        if caller is None or caller["kind"] != "helper":
+            break
+        answer, frame = caller, tbs[n].tb_frame
+    if not first:
+        return _Hit(exc, answer, frame)
+    # a site to answer with: the full index is worth having for the next failure
+    alone = tuple(dict.fromkeys((answer["file"], files[0])))
+    return _Hit(exc, answer, frame, alone, _index_in_background(kept, owner))
+
+
+def _best(rows: list[Answer], kind: type[BaseException]) -> Answer:
+    """Of the sites at one line, the one that raises the class of `kind` (or a base)."""
+    return min(rows, key=lambda row: not _names(row, kind))
+
+
+def _names(row: Answer, kind: type[BaseException]) -> bool:
+    names = {n.rsplit(".", 1)[-1] for n in row["names"]}
+    return any(k.__name__ in names for k in kind.__mro__)
+
+
+def _kept_lookup(kept: Kept) -> Lookup:
+    files: dict[str, list[Answer]] = {}
+
+    def lookup(_path: str, file: str, line: int) -> list[Answer]:
+        if file not in files:
+            files[file] = kept.at(file)
+        return [a for a in files[file] if a["line"] == line]
+
+    return lookup
+
+
+def _store(location: str) -> Any:
+    from errdex.store import open_store
+
     with _lock:
         store = _stores.get(location)
         if store is None:
-            store = open_store(location, create=create)
-            _stores[location] = store
+            store = _stores[location] = open_store(location, create=False, wait=_WAIT)
         return store
 
 
-def _has_snapshot(location: str, package: str, version: str) -> bool:
-    from errdex.errors import NoDatabase
-
-    try:
-        store = _store(location, create=False)
-    except NoDatabase:
-        return False
-    return any(s.package == package and s.version == version for s in store.snapshots())
-
-
-def _ensure_indexed(location: str, name: str, version: str) -> bool:
-    """Index installed:NAME into the db once, if it holds no snapshot of this version."""
-    package = canonical(name)
-    if _has_snapshot(location, package, version):
-        return True
-    with _lock:
-        if (location, package, version) in _indexed:
-            return False
-        _indexed.add((location, package, version))
-        from errdex.index import index_source
-
-        print(
-            f"errdex: indexing {name} {version} once (never imported)…", file=sys.stderr, flush=True
-        )
-        store = _store(location, create=True)
-        index_source(f"installed:{name}", store, workers=1)
-    return _has_snapshot(location, package, version)
+def _indexed(location: str, owner: _Owner) -> Any:
+    """The store at `location` when it holds the owner's installed version, else None."""
+    if not location.startswith(("postgresql://", "postgres://")) and not os.path.exists(location):
+        return None  # nothing indexed yet: not even errdex's store is imported
+    store = _store(location)
+    wanted = (owner.package, owner.version)
+    return store if any((s.package, s.version) == wanted for s in store.snapshots()) else None
 
 
-def _site(
-    location: str, name: str, version: str, path: str, line: int, kind: type[BaseException]
-) -> Record | None:
-    if not _ensure_indexed(location, name, version):
-        return None
-    package = canonical(name)
-    store = _store(location, create=False)
-    normal = os.path.normpath(path).replace(os.sep, "/")
-    rows = [
-        row
-        for row in store.indexed_sites(bases=[os.path.basename(path)], package=package)
-        if row.version == version and row.line == line and _suffix(normal, row.file)
-    ]
-    if not rows:
-        return None
-    rows.sort(key=lambda row: not _names(row, kind))
-    return store.get(rows[0].id, package=package, version=version)
+def _store_lookup(store: Any, owner: _Owner) -> Lookup:
+    def lookup(path: str, file: str, line: int) -> list[Answer]:
+        normal = os.path.normpath(path).replace(os.sep, "/")
+        rows = [
+            row
+            for row in store.indexed_sites(bases=[os.path.basename(path)], package=owner.package)
+            if row.version == owner.version and row.line == line and _suffix(normal, row.file)
+        ]
+        out: list[Answer] = []
+        for row in {row.id: row for row in rows}.values():
+            record = store.get(row.id, package=owner.package, version=owner.version)
+            if record is not None:
+                out.append(answer_of(record.site, record.package, record.version))
+        return out
+
+    return lookup
 
 
 def _suffix(path: str, file: str) -> bool:
@@ -227,33 +310,52 @@ def _suffix(path: str, file: str) -> bool:
     )
 
 
-def _names(row: IndexedSite, kind: type[BaseException]) -> bool:
-    names = {n.rsplit(".", 1)[-1] for n in row.exception_names}
-    return any(k.__name__ in names for k in kind.__mro__)
+# -- the background job -----------------------------------------------------------------
 
 
-def _holes(location: str, record: Record, exc: BaseException) -> dict[str, str]:
-    """The values that filled the message's holes, as the matcher reads them."""
-    if record.site.message is None or record.site.message.static:
-        return {}
+def _keep_answers(kept: Kept, owner: _Owner) -> None:
+    """Have the answers of an indexed snapshot kept, for the next failures; quietly: this
+    failure's answer is whole without them."""
+    key = (kept.location, kept.package, kept.version)
+    if key in _started:
+        return
+    from errdex.hook import _background
+
+    with contextlib.suppress(Exception):  # the next failure reads the database again
+        _background.start(kept, owner.name, owner.entry)
+    _started.add(key)
+
+
+def _index_in_background(kept: Kept, owner: _Owner) -> str:
+    """Start the full index of the owner's version, unless it runs or failed lately, and
+    say which."""
+    import subprocess
+    import time
+
+    from errdex.hook import _background
+
+    what = f"{owner.name} {owner.version}"
+    key = (kept.location, kept.package, kept.version)
+    if key in _started:
+        return f"{what} is being indexed in the background, for the full answer next time"
+    failure = kept.failure()
+    if failure is not None:
+        try:
+            age = time.time() - os.stat(kept.log).st_mtime
+        except OSError:
+            age = 0.0
+        if age < _RETRY_AFTER:
+            return (
+                f"its index in the background failed ({clip(failure, 160)}); "
+                f"`errdex index installed:{owner.name}` says why"
+            )
     try:
-        text = f"{type(exc).__name__}: {exc}"
-    except Exception:  # the exception's own __str__ failed; the traceback says so too
-        return {}
-    key = (location, record.package)
-    with _lock:
-        matcher = _matchers.get(key)
-        matcher = (
-            Matcher(_store(location, create=False), package=record.package)
-            if matcher is None
-            else matcher.fresh()
-        )
-        _matchers[key] = matcher
-    result = matcher.match(text[:200_000], package=f"{record.package}=={record.version}")
-    for match in (*result.matches, *result.closest):
-        if match.id == record.id:
-            return dict(match.values)
-    return {}
+        _background.start(kept, owner.name, owner.entry)
+    except (OSError, subprocess.SubprocessError) as exc:
+        reason = clip(f"{type(exc).__name__}: {exc}", 160)
+        return f"errdex could not index {what} in the background ({reason})"
+    _started.add(key)
+    return f"{what} is being indexed in the background, for the full answer next time"
 
 
 # -- the section -----------------------------------------------------------------------
@@ -261,35 +363,49 @@ def _holes(location: str, record: Record, exc: BaseException) -> dict[str, str]:
 
 def _render(hit: _Hit, color: bool) -> str:
     bold, dim, reset = ("\x1b[1m", "\x1b[2m", "\x1b[0m") if color else ("", "", "")
-    record, site = hit.record, hit.record.site
-    loc = site.location
+    a = hit.answer
     lines = [
-        f"{bold}── errdex: {printable(site.exception.name)} raised at "
-        f"{printable(loc.file)}:{loc.line} in {printable(loc.function)} "
-        f"({printable(record.package)} {printable(record.version)}){reset}"
+        f"{bold}── errdex: {printable(a['exception'])} raised at "
+        f"{printable(a['file'])}:{a['line']} in {printable(a['function'])} "
+        f"({printable(a['package'])} {printable(a['version'])}){reset}"
     ]
-    body = site.explanation
-    if body is not None:
-        lines.append(f"{bold}{printable(clip(body.title, 200))}{reset}")
-        if body.when_it_happens:
-            when = plain(body.when_it_happens)
-            lines.append(f"When it happens: {printable(clip(when, 400))}")
-        if body.solutions:
-            lines.append("Solutions:")
-            for number, solution in enumerate(body.solutions[:_SOLUTIONS], start=1):
-                lines.append(f"  {number}. {printable(clip(plain(solution), 300))}")
-    if hit.values:
-        pairs = list(hit.values.items())[:5]
+    if a["title"]:
+        lines.append(f"{bold}{printable(clip(a['title'], 200))}{reset}")
+    if a["when"]:
+        lines.append(f"When it happens: {printable(clip(plain(a['when']), 400))}")
+    if a["solutions"]:
+        lines.append("Solutions:")
+        for number, solution in enumerate(a["solutions"][:_SOLUTIONS], start=1):
+            lines.append(f"  {number}. {printable(clip(plain(solution), 300))}")
+    values = _message_values(hit)
+    if values:
+        pairs = list(values.items())[:5]
         shown = ", ".join(f"{printable(k)} = {printable(clip(v, 80))}" for k, v in pairs)
         lines.append(f"In the message: {shown}")
     now = _inputs(hit)
     if now:
         lines.append("Now: " + now[0])
         lines.extend("     " + item for item in now[1:])
-    room = MAX_LINES - 1
-    lines = lines[:room]
-    lines.append(f"{dim}id {site.id} · details: errdex show {site.id}{reset}")
+    lines = lines[: MAX_LINES - 1]
+    site = a["id"]
+    if hit.alone:
+        files = ", ".join(os.path.basename(f) for f in hit.alone)
+        lines.append(
+            f"{dim}id {site} · from {printable(files)} alone; {printable(hit.note)}{reset}"
+        )
+    else:
+        lines.append(f"{dim}id {site} · details: errdex show {site}{reset}")
     return "\n".join(lines)
+
+
+def _message_values(hit: _Hit) -> dict[str, str]:
+    if not hit.answer["lits"]:
+        return {}
+    try:
+        text = str(hit.exc)
+    except Exception:  # the exception's own __str__ failed; the traceback says so too
+        return {}
+    return values_in(hit.answer, text)
 
 
 def _inputs(hit: _Hit) -> list[str]:
@@ -299,9 +415,27 @@ def _inputs(hit: _Hit) -> list[str]:
         f_globals = hit.frame.f_globals
     except Exception:
         return shown
-    for item in hit.record.site.inputs[:6]:
-        value = _values.read(item.expr, f_locals, f_globals)
+    for expr in hit.answer["inputs"][:6]:
+        value = _values.read(expr, f_locals, f_globals)
         if value is _values.MISSING:
             continue
-        shown.append(f"`{printable(item.expr)}` = {printable(_values.show(value))}")
+        shown.append(f"`{printable(expr)}` = {printable(_values.show(value))}")
     return shown
+
+
+def _compiled_line(
+    exc: BaseException, found: _compiled.Compiled, last: TracebackType | None, color: bool
+) -> tuple[str, str]:
+    bold, reset = ("\x1b[1m", "\x1b[0m") if color else ("", "")
+    name = printable(_compiled.qualname(type(exc)))
+    module = printable(found.module)
+    if found.call is not None and last is not None:
+        path = last.tb_frame.f_code.co_filename
+        owner = _owner(path)
+        file = _relative(owner, path) if owner is not None else os.path.basename(path)
+        where = f"`{printable(clip(found.call, 80))}` at {printable(file)}:{last.tb_lineno}"
+        text = f"{name} raised in compiled code: {where} calls into {module}"
+    else:
+        text = f"{name} raised in compiled code: its class is one of {module}"
+    line = f"{bold}── errdex: {text} (errdex reads Python source only){reset}"
+    return line, line
