@@ -5,8 +5,10 @@
 
 `explain(exc)` gives the section as text; `errdex run script.py`, the pytest plugin
 (`pytest --errdex`) and the IPython extension (`%load_ext errdex.hook.ipython`) use it.
-`ERRDEX_DISABLE=1` turns all of it off. This module imports nothing heavy: errdex's
-store and matcher load on the first error to explain.
+`ERRDEX_DISABLE=1` turns all of it off. This module imports nothing heavy: what an
+answer needs loads on the first error to explain (the answers kept for an indexed
+distribution need no more than the json module; errdex's store, or its extractor and
+explainer for a first error, only when those are missing).
 """
 
 from __future__ import annotations
@@ -29,12 +31,15 @@ def _disabled() -> bool:
 
 def explain(exc: BaseException, db: str | Path | None = None, *, color: bool = False) -> str | None:
     """Return errdex's section for `exc` (each exception of its chain and group), or None
-    when no indexed raise site is known for it.
+    when there is nothing to say (an error of the user's own code, or no raise site).
 
     The innermost traceback frame in a file of an installed distribution is looked up by
-    file and line in `db` (default: $ERRDEX_DB, else the user data dir); a distribution
-    not indexed yet is indexed once (never imported). Never raises, and never changes
-    the exception: a failure inside errdex is one line on stderr and None.
+    file and line in `db` (default: $ERRDEX_DB, else the user data dir). A distribution
+    not indexed yet is answered from the raising file alone (parsed, never imported),
+    and indexed into `db` by a detached background process for the next error. An error
+    raised in compiled code gets one line naming the call and the module. Never raises,
+    and changes neither the exception nor the process: a failure inside errdex is one
+    line on stderr and None.
     """
     if _disabled():
         return None
@@ -66,28 +71,29 @@ def report(exc: BaseException, db: str | Path | None = None) -> None:
     text = explain(exc, db, color=color)
     if text:
         try:
-            stream.write(fit(text, stream) + "\n")
+            stream.write(encodable(text, stream) + "\n")
             stream.flush()
         except Exception:
             pass
 
 
-_PLAIN = str.maketrans({"─": "-", "·": "-", "…": "...", "←": "<-", "‘": "'", "’": "'"})
+# What stands for the characters of errdex's lines that a stream may not encode.
+_PLAIN = str.maketrans({"─": "-", "…": "...", "·": "-", "—": "-", "←": "<-", "→": "->"})
 
 
-def fit(text: str, stream: Any) -> str:
-    """`text` as `stream` can write it: on a terminal that is not UTF-8 (a C locale, say),
-    errdex's own marks in ASCII and anything else escaped."""
+def encodable(text: str, stream: Any) -> str:
+    """`text` as `stream` can write it: as it is when its encoding holds every character
+    (UTF-8, mostly), else with plain stand-ins and backslash escapes (a stderr opened
+    ascii:strict must not lose the section to a UnicodeEncodeError on "…")."""
     encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
         text.encode(encoding)
         return text
-    except (UnicodeError, LookupError):
+    except UnicodeEncodeError:
         pass
-    try:
-        return text.translate(_PLAIN).encode(encoding, "backslashreplace").decode(encoding)
-    except (UnicodeError, LookupError):
-        return text.encode("ascii", "backslashreplace").decode("ascii")
+    except LookupError:
+        encoding = "ascii"
+    return text.translate(_PLAIN).encode(encoding, "backslashreplace").decode(encoding)
 
 
 def _excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:

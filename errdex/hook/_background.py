@@ -102,6 +102,7 @@ def _job(argv: list[str] | None) -> int:
         if not _lock(fd):
             print("ended: busy (another job holds the lock)", flush=True)
             return 0
+        started = time.perf_counter()
         when = time.strftime("%Y-%m-%d %H:%M:%S")
         print(f"started {when}: {args.package} {args.version} into {args.db}", flush=True)
         sys.path.insert(0, args.entry)  # installed:NAME as the failing process sees it
@@ -113,7 +114,7 @@ def _job(argv: list[str] | None) -> int:
             kept.fail(reason)
             print(f"ended: failed ({reason})", flush=True)
             return 1
-        print("ended: done", flush=True)
+        print(f"ended: done ({_spent(started)})", flush=True)
         return 0
     finally:
         os.close(fd)
@@ -144,6 +145,17 @@ def _index_and_keep(kept: Kept, name: str) -> None:
         if signature(kept.location) == before:
             break
     kept.write(answers, before)
+
+
+def _spent(started: float) -> str:
+    """The job's wall time and the peak memory of its largest process, as the log says."""
+    import resource
+
+    peak = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
+    return f"{time.perf_counter() - started:.1f} s, peak {peak / 1024:.0f} MiB"
 
 
 def _lock(fd: int) -> bool:

@@ -2,13 +2,13 @@
 # last frame of the traceback failed at a call of a function or class of an extension
 # module (pydantic_core's validator, a numpy routine), or the class raised is one of an
 # extension module's. The call is found as the traceback's carets find it (the failing
-# instruction's source position), parsed (never run), and its callee read from the frame
-# by name and attribute only, as _values reads inputs: nothing of the user's runs.
+# instruction's source position), parsed for its callee's dotted name (never run), and
+# the callee found in the frame by name and attribute only, as _values reads inputs:
+# nothing of the user's runs.
 # Builtins and the standard library's own C code are not told: a ValueError of int() is
 # plain Python's.
 from __future__ import annotations
 
-import ast
 import linecache
 import sys
 import types
@@ -46,15 +46,7 @@ def call_into(frame: types.FrameType, lasti: int) -> Compiled | None:
     the callee lives in an extension module (or is C code of a module outside the
     standard library), else None."""
     source = _failing_source(frame.f_code, lasti)
-    if source is None:
-        return None
-    try:
-        node = ast.parse("(\n" + source + "\n)", mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if not isinstance(node, ast.Call):
-        return None
-    parts = _dotted(node.func)
+    parts = None if source is None else _callee_name(source)
     if parts is None:
         return None
     callee = _callee(parts, frame)
@@ -109,14 +101,25 @@ def _failing_source(code: types.CodeType, lasti: int) -> str | None:
     return text if len(text) <= _MAX_CALL else None
 
 
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
+def _callee_name(source: str) -> list[str] | None:
+    """The dotted name called by the call expression `source` (`a.b.c(...)` -> a, b, c),
+    or None when it is no call of a dotted name (a statement, `f()()`, `x[0](...)`)."""
+    import ast  # parsed, never run
+
+    try:
+        node = ast.parse("(\n" + source + "\n)", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    parts.append(node.id)
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return None
+    parts.append(func.id)
     return parts[::-1]
 
 

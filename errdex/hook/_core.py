@@ -317,13 +317,14 @@ def _keep_answers(kept: Kept, owner: _Owner) -> None:
     """Have the answers of an indexed snapshot kept, for the next failures; quietly: this
     failure's answer is whole without them."""
     key = (kept.location, kept.package, kept.version)
-    if key in _started:
-        return
+    with _lock:
+        if key in _started:
+            return
+        _started.add(key)
     from errdex.hook import _background
 
     with contextlib.suppress(Exception):  # the next failure reads the database again
         _background.start(kept, owner.name, owner.entry)
-    _started.add(key)
 
 
 def _index_in_background(kept: Kept, owner: _Owner) -> str:
@@ -336,8 +337,9 @@ def _index_in_background(kept: Kept, owner: _Owner) -> str:
 
     what = f"{owner.name} {owner.version}"
     key = (kept.location, kept.package, kept.version)
-    if key in _started:
-        return f"{what} is being indexed in the background, for the full answer next time"
+    with _lock:
+        if key in _started:
+            return f"{what} is being indexed in the background, for the full answer next time"
     failure = kept.failure()
     if failure is not None:
         try:
@@ -354,7 +356,8 @@ def _index_in_background(kept: Kept, owner: _Owner) -> str:
     except (OSError, subprocess.SubprocessError) as exc:
         reason = clip(f"{type(exc).__name__}: {exc}", 160)
         return f"errdex could not index {what} in the background ({reason})"
-    _started.add(key)
+    with _lock:
+        _started.add(key)
     return f"{what} is being indexed in the background, for the full answer next time"
 
 

@@ -24,7 +24,7 @@ def load_ipython_extension(ipython: Any) -> None:
             if value is None:
                 value = getattr(sys, "last_value", None)
             if isinstance(value, BaseException) and not isinstance(value, SyntaxError):
-                from errdex.hook import explain, fit
+                from errdex.hook import encodable, explain
 
                 try:
                     color = bool(sys.stdout.isatty())
@@ -32,7 +32,7 @@ def load_ipython_extension(ipython: Any) -> None:
                     color = False
                 text = explain(value, color=color)
                 if text:
-                    print(fit(text, sys.stdout))  # where IPython prints the traceback
+                    print(encodable(text, sys.stdout))  # where IPython prints the traceback
         except Exception as failure:  # never in the way of the user's traceback
             print(f"errdex: could not explain this error ({failure!r})", file=sys.stderr)
         return result
