@@ -44,10 +44,17 @@ def main() -> None:
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
             "PYTHONPATH": str(root / "site"),
             "ERRDEX_DB": str(root / "errdex.sqlite"),
+            "ERRDEX_CACHE": str(root / "cache"),
             "TERM": "xterm-256color",
             "PS1": "$ ",
             "HOME": os.environ.get("HOME", "/"),
         }
+        # the picture shows the full answer: mypkg indexed first (a first error alone is
+        # answered from the raising file, and indexed in the background)
+        subprocess.run(
+            [sys.executable, "-m", "errdex", "index", "installed:mypkg"],
+            env={**os.environ, **env}, check=True, capture_output=True,
+        )  # fmt: skip
         tmux = ["tmux", "-L", SOCKET]
         subprocess.run(
             [*tmux, "-f", "/dev/null", "new-session", "-d", "-s", "shot",
