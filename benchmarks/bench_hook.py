@@ -8,7 +8,9 @@
 #   traceback's file and starts the background index, whose time and peak memory are
 #   read from its log once it has ended: it runs detached, at idle priority);
 # - afterwards (indexed, the hook's answers kept): `errdex run`, `pytest --errdex` beside
-#   `pytest`, and the IPython extension beside IPython (the cell's run timed in-process).
+#   `pytest`, and the IPython extension beside IPython (the cell's run timed in-process);
+#   for requests also friendly-traceback, the anchor (another tool that explains an error
+#   under its traceback).
 # requests and transformers are installed by pip into folders of their own in the
 # benchmarks' cache (once); pydantic is the one installed beside errdex.
 #
@@ -207,7 +209,10 @@ def _bench(case: Case, runs: int, tmp: Path) -> list[list[str]]:
     bare: list[Run] = []
     hooked: list[Run] = []
     cells: dict[str, list[float]] = {"plain": [], "errdex": []}
+    friendly: list[Run] = []  # the anchor: another tool that explains under a traceback
     for _ in range(runs):
+        if case.name == "requests":
+            friendly.append(_run([*python, "-m", "friendly_traceback", str(script)], env, tmp))
         plain.append(_run(command, env, tmp))
         after.append(_run([*python, "-m", "errdex", "run", str(script)], env, tmp))
         _check(after[-1], case, full)
@@ -241,6 +246,8 @@ def _bench(case: Case, runs: int, tmp: Path) -> list[list[str]]:
         row("afterwards: `errdex run` / `python`", after, plain),
         row("afterwards: `pytest --errdex` / `pytest`", hooked, bare),
     ]
+    if friendly:
+        rows.append(row("anchor: `python -m friendly_traceback` / `python`", friendly, plain))
     with_ext, without = median(cells["errdex"]), median(cells["plain"])
     rows.append([
         case.name, "afterwards: the failing cell, IPython with / without the extension",

@@ -271,6 +271,26 @@ def test_the_first_failure_is_answered_from_its_file_and_the_next_from_the_index
     assert shown.returncode == 0 and "size must be non-negative" in shown.stdout
 
 
+def test_processes_failing_at_once_index_the_distribution_once(
+    site_dir: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "script.py").write_text(SCRIPT)
+    env = _env(site_dir, tmp_path / "errdex.sqlite")
+    command = [sys.executable, "-m", "errdex", "run", "script.py"]
+    runs = [
+        subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    outputs = [run.communicate(timeout=300)[1] for run in runs]
+    assert all(run.returncode == 1 for run in runs)
+    assert all(HEAD in output for output in outputs)
+    settle(tmp_path / "cache")
+    (log,) = (tmp_path / "cache" / "hook").glob("mypkg-0.1.0-*/index.log")
+    lines = log.read_text().splitlines()
+    assert lines.count("indexing installed:mypkg") == 1, lines  # one job indexed it
+    assert "ended: done" in "\n".join(lines)
+
+
 def test_answers_kept_are_not_used_once_the_database_changed(
     site_dir: Path, tmp_path: Path
 ) -> None:

@@ -128,6 +128,7 @@ def _index_and_keep(kept: Kept, name: str) -> None:
         if not any((s.package, s.version) == (package, version) for s in store.snapshots()):
             from errdex.index import index_source
 
+            print(f"indexing installed:{name}", flush=True)
             workers = min(_WORKERS, os.cpu_count() or 1)
             result = index_source(f"installed:{name}", store, workers=workers, pause_gc=True)
             found = (result.snapshot.package, result.snapshot.version)
