@@ -82,6 +82,27 @@ print("CELL", time.perf_counter() - started, file=sys.stderr)
 """
 
 
+# The hook's own call in the failing process: the case's code run, its error caught, and
+# errdex.hook.explain timed (wall, CPU) with the growth of the peak RSS it causes. The
+# whole-process figures above carry the variance of the program's own start (transformers:
+# some 100 ms from one run to the next); this one does not.
+EXPLAIN_PROBE = """\
+import resource, sys, time
+try:
+    exec(compile(open(sys.argv[1]).read(), sys.argv[1], "exec"), {"__name__": "__main__"})
+except Exception as exc:
+    error = exc
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+wall, cpu = time.perf_counter(), time.process_time()
+import errdex.hook
+text = errdex.hook.explain(error)
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print("EXPLAIN", wall, cpu, grown, file=sys.stderr)
+print(text, file=sys.stderr)
+"""
+
+
 @dataclass(frozen=True)
 class Run:
     seconds: float
@@ -198,6 +219,13 @@ def _bench(case: Case, runs: int, tmp: Path) -> list[list[str]]:
         first.append(ran)
         figures = _job_figures(_settle(place / "cache"))
         job = job or figures
+    calls: dict[str, list[tuple[float, float, float]]] = {"first": [], "after": []}
+    for number in range(max(3, runs // 2)):
+        place = tmp / f"probe-{number}"
+        ran = _run([*python, "-c", EXPLAIN_PROBE, str(script)], _env(site, place), tmp)
+        _check(ran, case, alone)
+        calls["first"].append(_explained(ran))
+        _settle(place / "cache")
     # afterwards: the database and answers the first run left; each beside its floor,
     # one after the other, so that the machine's load weighs on both alike
     env = _env(site, tmp / "first-0")
@@ -221,6 +249,9 @@ def _bench(case: Case, runs: int, tmp: Path) -> list[list[str]]:
         _check(hooked[-1], case, full)
         for mode in ("plain", "errdex"):
             cells[mode].append(_cell(_run([*ipython, mode, str(script)], env, tmp)))
+        ran = _run([*python, "-c", EXPLAIN_PROBE, str(script)], env, tmp)
+        _check(ran, case, full)
+        calls["after"].append(_explained(ran))
 
     def wall(rs: list[Run]) -> float:
         return median([r.seconds for r in rs])
@@ -254,12 +285,26 @@ def _bench(case: Case, runs: int, tmp: Path) -> list[list[str]]:
         f"{with_ext * 1000:.0f} / {without * 1000:.0f} ms",
         f"{(with_ext - without) * 1000:+.0f} ms", "", "", "",
     ])  # fmt: skip
+    for when, what in (("first", "first failure"), ("after", "afterwards")):
+        wall_s, cpu_s, grown = (median([c[i] for c in calls[when]]) for i in range(3))
+        rows.append([
+            case.name, f"{what}: `errdex.hook.explain(exc)` alone, in the failing process",
+            f"{wall_s * 1000:.0f} ms", f"+{wall_s * 1000:.0f} ms", f"+{cpu_s * 1000:.0f} ms",
+            "", f"+{grown / 1024:.0f} MiB",
+        ])  # fmt: skip
     if job is not None:
         rows.append([
             case.name, "the background index (detached, idle priority; from its log)",
             f"{job[0]:.1f} s", "", "", f"{job[1]:.0f} MiB", "",
         ])  # fmt: skip
     return rows
+
+
+def _explained(run: Run) -> tuple[float, float, float]:
+    found = re.search(r"EXPLAIN ([\d.e-]+) ([\d.e-]+) (\d+)", run.stderr)
+    if not found:
+        raise SystemExit(f"the explain probe failed:\n{run.stderr[-2000:]}")
+    return float(found.group(1)), float(found.group(2)), float(found.group(3))
 
 
 def _cell(run: Run) -> float:
