@@ -1,5 +1,5 @@
 # Extracting and explaining a few files of a tree, as the hook does at a first failure
-# (errdex.extract.single, errdex.explain.single): code in, the sites at the lines asked
+# (errdex.extract.single, errdex.hook._first.explain_at): code in, the sites at the lines asked
 # for out, explained as the whole pipeline explains them when the files are all there is.
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import dataclasses
 from pathlib import Path
 
 from errdex.explain import explain
-from errdex.explain.single import explain_at
 from errdex.extract import scan
 from errdex.extract.cache import NoCache
 from errdex.extract.pipeline import extract
 from errdex.extract.single import extract_files
+from errdex.hook._first import explain_at
 from errdex.model import Snapshot
 from tests.conftest import write_tree
 
