@@ -14,7 +14,11 @@
 # requests and transformers are installed by pip into folders of their own in the
 # benchmarks' cache (once); pydantic is the one installed beside errdex.
 #
-#   python -m benchmarks.bench_hook [--runs N] [--only requests,transformers,pydantic]
+#   python -m benchmarks.bench_hook [--runs N] [--first N] [--only requests,transformers,pydantic]
+#
+# --first: how many first failures (each with its background index waited for); default
+# max(3, runs // 2). On a loaded machine an idle-priority index of transformers takes
+# minutes, each.
 from __future__ import annotations
 
 import argparse
@@ -195,7 +199,7 @@ def _check(run: Run, case: Case, footer: str | None) -> None:
         raise SystemExit(f"{case.name}: no section as expected ({footer}):\n{said[-3000:]}")
 
 
-def _bench(case: Case, runs: int, tmp: Path) -> list[list[str]]:
+def _bench(case: Case, runs: int, firsts: int, tmp: Path) -> list[list[str]]:
     site = _site(case)
     tmp.mkdir(parents=True)
     script = tmp / f"{case.name}_fails.py"
@@ -211,7 +215,7 @@ def _bench(case: Case, runs: int, tmp: Path) -> list[list[str]]:
     first: list[Run] = []
     job: tuple[float, float] | None = None
     alone = "alone;" if case.indexed else None
-    for number in range(max(3, runs // 2)):
+    for number in range(firsts):
         plain.append(_run(command, _env(site, tmp / "plain"), tmp))
         place = tmp / f"first-{number}"
         ran = _run([*python, "-m", "errdex", "run", str(script)], _env(site, place), tmp)
@@ -220,7 +224,7 @@ def _bench(case: Case, runs: int, tmp: Path) -> list[list[str]]:
         figures = _job_figures(_settle(place / "cache"))
         job = job or figures
     calls: dict[str, list[tuple[float, float, float]]] = {"first": [], "after": []}
-    for number in range(max(3, runs // 2)):
+    for number in range(firsts):
         place = tmp / f"probe-{number}"
         ran = _run([*python, "-c", EXPLAIN_PROBE, str(script)], _env(site, place), tmp)
         _check(ran, case, alone)
@@ -318,13 +322,15 @@ def main() -> None:
     as_installed()
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--only", default="")
     opts, _ = parser.parse_known_args()
     chosen = [c for c in CASES if not opts.only or c.name in opts.only.split(",")]
     rows: list[list[str]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in chosen:
-            rows.extend(_bench(case, opts.runs, Path(tmp) / case.name))
+            firsts = opts.first or max(3, opts.runs // 2)
+            rows.extend(_bench(case, opts.runs, firsts, Path(tmp) / case.name))
     header = ["failure", "what (medians)", "wall", "added wall", "added CPU", "peak RSS"]
     text = table(rows, [*header, "added peak"])
     text += (
