@@ -967,9 +967,17 @@ def test_what_a_get_found_is_said_of_the_key_it_looked_up(tmp_path: Path) -> Non
     sites = explained(
         tmp_path,
         {
-            "reg/__init__.py": "from reg.lookup import backend_for",
+            "reg/__init__.py": "from reg.lookup import backend_for, pick",
             "reg/lookup.py": """
                 BACKENDS = {"redis": "RedisBackend", "rpc": "RPCBackend"}
+                _MODES = {}
+
+
+                def pick(mode):
+                    fixer = _MODES.get(mode)
+                    if fixer is None:
+                        raise ValueError(f"unknown mode {mode!r}")
+                    return fixer
 
 
                 def backend_for(scheme, options):
@@ -990,5 +998,8 @@ def test_what_a_get_found_is_said_of_the_key_it_looked_up(tmp_path: Path) -> Non
         f.text.startswith("Use a `scheme` that `BACKENDS` has an entry for: 'redis' or 'rpc'")
         for f in missing.fixes
     ), missing.fixes
+    # the library's own table is not named in a fix
+    own = body(find(sites, "unknown mode {mode!r}"))
+    assert any(f.text.startswith("Use a `mode` that the library knows") for f in own.fixes)
     # a get with a default is a value like any other
     assert "has no entry" not in body(sites["a timeout is needed"]).when_it_happens

@@ -160,19 +160,16 @@ def _lookup_test(call: Call, inputs: Inputs, found: bool) -> Clause | None:
     known, value = literal(held.default if held is not None else None)
     keys = sorted(map(repr, value)) if known and isinstance(value, dict) else []
     listed = f": {' or '.join(keys)}" if keys and len(keys) <= MAX_KEYS_SHOWN else ""
+    if _private(call.func.value):  # a fix never names the library's own table
+        known_to, unknown_to = "the library knows", "the library does not know"
+    else:
+        known_to, unknown_to = f"{holder} has an entry for", f"{holder} has no entry for"
+    fix = f"Use a {name} that {unknown_to}" if found else f"Use a {name} that {known_to}{listed}"
     return Clause(
         text=said,
         subject=subject,
-        noun=f"a {name} that {holder} has an entry for"
-        if found
-        else f"a {name} that {holder} has no entry for",
-        fix=(
-            f"Use a {name} that {holder} has no entry for"
-            if found
-            else f"Use a {name} that {holder} has an entry for{listed}"
-        )
-        if subject is not None
-        else None,
+        noun=f"a {name} that {holder} has {'an' if found else 'no'} entry for",
+        fix=fix if subject is not None else None,
         shown=name,
         root=_root(key),
     )
