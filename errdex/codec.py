@@ -831,6 +831,10 @@ def index_result_to_json(result: IndexResult) -> JSON:
         "parsed": result.parsed,
         "sites": result.site_count,
         "explanations_reused": result.reused,
+        "native": [
+            {"language": language, "files": files, "sites": sites}
+            for language, files, sites in result.native
+        ],
         "unchanged": result.unchanged,
         "skipped": skipped_to_json(result.skipped),
         "seconds": round(result.seconds, 3),

@@ -167,6 +167,7 @@ def index_snapshot(
         seconds=time.perf_counter() - started,
         phases=clock.phases,
         reused=explained.reused,
+        native=extraction.native,
     )
 
 

@@ -333,6 +333,9 @@ class IndexResult:
     unchanged: bool = False  # the store already held this exact tree
     phases: tuple[tuple[str, float], ...] = ()  # (phase, wall seconds), in order
     reused: int = 0  # sites whose explanation's per-site part came from the cache
+    # (language, files, sites) of the native sources (C, C++, CUDA, Rust), counted apart:
+    # `files` and `parsed` are the Python files; `site_count` holds every site
+    native: tuple[tuple[str, int, int], ...] = ()
 
 
 # -- what extract reads from the test files, for explain to fit to sites ---------------

@@ -183,9 +183,18 @@ def _print_summary(result: IndexResult) -> None:
         return
     if snap.note is not None:
         err.say(f"{snap.package} {snap.version}: {snap.note}")
+    native = ""
+    if result.native:
+        files = sum(n for _, n, _ in result.native)
+        sites = sum(n for _, _, n in result.native)
+        languages = ", ".join(f"{language} {n:,}" for language, _, n in result.native if n)
+        native = (
+            f" (native: {files:,} files, {sites:,} sites{'; ' + languages if languages else ''})"
+        )
+    python_sites = result.site_count - sum(n for _, _, n in result.native)
     out.say(
         f"{snap.package} {snap.version}: {result.files:,} files ({result.parsed:,} parsed), "
-        f"{result.site_count:,} error sites, {len(result.skipped)} skipped, "
+        f"{python_sites:,} error sites{native}, {len(result.skipped)} skipped, "
         f"{result.seconds:.1f} s"
     )
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, digest
 from errdex.extract.files import MAX_FILE_BYTES, too_big, walk_files
+from errdex.extract.native import NATIVE_VERSION, scan_native
 from errdex.model import ErrorSite, SkippedFile, Snapshot, TestFile
 from errdex.sources.reading import is_clean_name, read_regular
 
@@ -46,6 +47,9 @@ class TreeScan:
     files: tuple[tuple[str, str], ...]  # (relative path, digest)
     unreadable: tuple[SkippedFile, ...]
     tree_hash: str
+    # the native sources (C, C++, CUDA, Rust; see extract/native/) and those unreadable
+    native: tuple[tuple[str, str], ...] = ()
+    native_unreadable: tuple[SkippedFile, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,9 @@ class Extraction:
     # each site's exception as its raise writes it, resolved through imports (`self._err`,
     # `mapped`: see Linker.written), for explain's finding of tests; () when not known
     written: tuple[str, ...] = ()
+    # (language, files, sites) of the native sources, whose sites follow the Python ones
+    native: tuple[tuple[str, int, int], ...] = ()
+    native_parsed: int = 0  # native files parsed this run (the rest came from the cache)
 
 
 def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
@@ -103,10 +110,21 @@ def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
         if is_clean_name(full):
             fresh.append((full, stat.st_size, stat.st_mtime_ns, file_digest))
     cache.remember_digests(fresh)
+    native, native_unreadable = scan_native(snapshot, cache)
     tree = hashlib.blake2b(EXTRACTOR_VERSION.encode(), digest_size=16)
     for rel, file_digest in files:
         tree.update(f"{rel}\0{file_digest}\n".encode())
-    return TreeScan(files=tuple(files), unreadable=tuple(unreadable), tree_hash=tree.hexdigest())
+    if native or native_unreadable:
+        tree.update(NATIVE_VERSION.encode())
+        for rel, file_digest in native:
+            tree.update(f"{rel}\0{file_digest}\n".encode())
+    return TreeScan(
+        files=tuple(files),
+        unreadable=tuple(unreadable),
+        tree_hash=tree.hexdigest(),
+        native=tuple(native),
+        native_unreadable=tuple(native_unreadable),
+    )
 
 
 def worker_init(parent: int) -> None:

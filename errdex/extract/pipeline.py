@@ -16,6 +16,7 @@ from errdex.extract.elsewhere import ElsewhereFailed, Interpreter, newer_python,
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, module_name
 from errdex.extract.link import Linker
+from errdex.extract.native.run import NativeJob
 from errdex.extract.parse import UNPARSED, Skip, parse_file
 from errdex.extract.tests import scan_tests
 from errdex.model import SkippedFile, Snapshot, TestFile
@@ -99,10 +100,12 @@ def _extract(
         )
         if damaged:
             parsed.update(_parse_all(None, snapshot.root, damaged, lambda n: None, 0))
+        native = NativeJob(pool, snapshot.root, tree.native, cache)  # parsed meanwhile
         # the tests are scanned in a worker (they only need the files) while this
         # process links the sites
         tests = None if pool is None else pool.submit(_scan_tests_in, snapshot.root, cache.opener())
         extraction = _link(snapshot, tree, cache, keys, outcomes, parsed, workers)
+        extraction = native.join(extraction, snapshot.package, tree.native_unreadable)
         found = scan_tests(snapshot.root, cache) if tests is None else tests.result()
     return extraction, found
 
