@@ -42,11 +42,13 @@ def index_source(
     force: bool = False,
     progress: Progress | None = None,
     pause_gc: bool = False,
+    native: bool = True,
 ) -> IndexResult:
     """Index SOURCE `spec` into `store` and return what was done.
 
-    `code_paths` overrides which folders/modules hold the package code. An unchanged
-    tree already in the store is left as it is unless `force`. `pause_gc` pauses this
+    `code_paths` overrides which folders/modules hold the package code; `native` False
+    leaves the native sources (C, C++, CUDA, Rust) out. An unchanged tree already in the
+    store is left as it is unless `force`. `pause_gc` pauses this
     process's cyclic garbage collector while the sites are linked, explained and
     written (much faster; see _no_cycle_collector): only for a process that is errdex's
     own (the CLI, a batch task, the hook's background job), never in someone else's,
@@ -74,6 +76,7 @@ def index_source(
         started=started,
         phases=(("resolve", resolved),),
         pause_gc=pause_gc,
+        native=native,
     )
 
 
@@ -100,6 +103,7 @@ def index_snapshot(
     started: float | None = None,
     phases: tuple[tuple[str, float], ...] = (),
     pause_gc: bool = False,
+    native: bool = True,
 ) -> IndexResult:
     """Extract `snapshot` and write it to `store` in one transaction. The result says
     how long each phase took, after `phases` (what the caller did first); `pause_gc` as
@@ -109,7 +113,7 @@ def index_snapshot(
     cache: SqliteFactsCache | None = None if cache_path is None else SqliteFactsCache(cache_path)
     facts_cache: FactsCache = NoCache() if cache is None else cache
     try:
-        tree = scan(snapshot, facts_cache)
+        tree = scan(snapshot, facts_cache, native=native)
         clock.done("scan")
         state = store.snapshot_state(snapshot.package, snapshot.version)
         if not force and state == (tree.tree_hash, PIPELINE_VERSION):

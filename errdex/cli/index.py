@@ -42,6 +42,11 @@ MAX_SKIPPED_SHOWN = 20
 @click.option(
     "--whole-tree", is_flag=True, help="Index every .py file, tests and examples included."
 )
+@click.option(
+    "--no-native",
+    is_flag=True,
+    help="Leave out the native sources (C, C++, CUDA, Rust): Python files only.",
+)
 @click.option("--workers", type=int, help="Parser processes (default: cores).")
 @click.option(
     "--no-cache",
@@ -64,6 +69,7 @@ def index(
     db: Path | None,
     path: tuple[str, ...],
     whole_tree: bool,
+    no_native: bool,
     workers: int | None,
     no_cache: bool,
     force: bool,
@@ -101,6 +107,7 @@ def index(
             force=force,
             progress=report,
             pause_gc=True,  # this process is errdex's own
+            native=not no_native,
         )
     if as_json:
         write_json(codec.index_result_to_json(result))

@@ -17,6 +17,7 @@ from errdex.explain.catalog import Catalog, Owner
 from errdex.explain.imports import needs
 from errdex.explain.knobs import KnobIndex, Selection, with_knobs
 from errdex.explain.meaning import what_it_means
+from errdex.explain.native import native_paths
 from errdex.explain.parallel import beside, over_workers
 from errdex.explain.quiet import quietly_caught
 from errdex.explain.records import replaced
@@ -100,6 +101,7 @@ def explain(
     # the prose of every site of a function asks for them, as its reuse does, and
     # _caught_by_callers reads the callers the graph keeps on the way
     paths = [() if function is None else world.call_paths(function)[0] for function in targets]
+    paths = native_paths(extraction, extracted, paths)  # native sites: from their bindings
     prose = _reused_or_made(sites, world, cache or NoProseCache())  # on the other cores
     related = Related(sites)
     titles = unique_titles(sites, [base_title(s, _guard_text(s)) for s in sites])

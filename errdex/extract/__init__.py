@@ -70,10 +70,14 @@ class Extraction:
     # (language, files, sites) of the native sources, whose sites follow the Python ones
     native: tuple[tuple[str, int, int], ...] = ()
     native_parsed: int = 0  # native files parsed this run (the rest came from the cache)
+    # (site id, call paths): the native callers from a function Python can call to a
+    # native site, nearest first, each path ending at the name Python calls
+    native_reach: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
 
 
-def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
-    """Digest every package file; unchanged files (same size and mtime) are not read.
+def scan(snapshot: Snapshot, cache: FactsCache, *, native: bool = True) -> TreeScan:
+    """Digest every package file (and, unless not `native`, every native source file);
+    unchanged files (same size and mtime) are not read.
 
     Entries the walk cannot use (a link out of the tree, a FIFO, a name that is not
     UTF-8) and files over MAX_FILE_BYTES are in `unreadable`, with the reason.
@@ -110,19 +114,19 @@ def scan(snapshot: Snapshot, cache: FactsCache) -> TreeScan:
         if is_clean_name(full):
             fresh.append((full, stat.st_size, stat.st_mtime_ns, file_digest))
     cache.remember_digests(fresh)
-    native, native_unreadable = scan_native(snapshot, cache)
+    natives, native_unreadable = scan_native(snapshot, cache) if native else ([], [])
     tree = hashlib.blake2b(EXTRACTOR_VERSION.encode(), digest_size=16)
     for rel, file_digest in files:
         tree.update(f"{rel}\0{file_digest}\n".encode())
-    if native or native_unreadable:
+    if natives or native_unreadable:
         tree.update(NATIVE_VERSION.encode())
-        for rel, file_digest in native:
+        for rel, file_digest in natives:
             tree.update(f"{rel}\0{file_digest}\n".encode())
     return TreeScan(
         files=tuple(files),
         unreadable=tuple(unreadable),
         tree_hash=tree.hexdigest(),
-        native=tuple(native),
+        native=tuple(natives),
         native_unreadable=tuple(native_unreadable),
     )
 

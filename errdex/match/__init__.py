@@ -13,6 +13,7 @@ from typing import Any
 from errdex.align import ELISIONS, Alignment, align, normalize
 from errdex.errors import InputTooLarge
 from errdex.match._index import Index, Occurrence, Site, Template, frame_fit, short_exception
+from errdex.match._native import extension_module, is_native, not_indexed
 from errdex.match._paste import (
     Frame,
     Segment,
@@ -56,6 +57,10 @@ class _Candidate:
     segment: Segment | None = None
     elided: bool = False
     judged: bool = False
+    # a native site of the package whose file the traceback's last frame is in: the
+    # error came from its extension, called there
+    called_into: bool = False
+    excluded: bool = False  # a site that cannot have raised the extension class shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +211,8 @@ class Matcher:
                     if inner is not None:  # the text read another way: judged beside it
                         self._evaluate(inner, rank, pkg_filter, version, cands)
             self._settle(cands)
-            if not any(c.credible for c in cands.values()):
+            shown = _extension_shown(segments)
+            if not any(c.credible for c in cands.values()) and shown is None:
                 lines = "\n".join(line for line, _ in cleaned).strip()
                 whole = embedded_segment(lines)
                 if whole.message.strip() and all(whole.message != s.message for s in segments):
@@ -215,6 +221,10 @@ class Matcher:
                     )
                     self._settle(cands)
             result = self._result(text, list(cands.values()), limit)
+        if not result.matches and shown is not None:
+            exception, distribution, module = shown
+            note = not_indexed(exception, module, distribution, distribution in self._index.newest)
+            return MatchResult(query=text, closest=result.closest, note=note)
         if not result.matches and not result.closest:
             if not any(s.message.strip() for s in segments):
                 note = (
@@ -288,8 +298,10 @@ class Matcher:
                         if c is not None:
                             c.alignment, c.text = al, text
         last = segment.frames[-1] if segment.frames else None
+        framed: set[str] = set()  # the packages of the last frame's file
         if last is not None:
             for site, occ in self._frame_sites(last):
+                framed.add(site.package)
                 if version is not None and occ.version != version:
                     continue
                 if occ.line == last.line:
@@ -315,6 +327,7 @@ class Matcher:
         # A site keeps its best candidate over all segments. The key starts with the
         # rank, so a higher rank wins unjudged; only a tie needs the rest of the key.
         for c in found.values():
+            c.called_into = c.site.package in framed and is_native(c.occ.file)
             c.rank, c.segment, c.elided = order, segment, elided
             previous = cands.get(id(c.site))
             if previous is None or order > previous.rank:
@@ -370,6 +383,12 @@ class Matcher:
         c.on_frame = c.frame == 2 and consistent
         c.text_ok = text_ok
         c.credible = text_ok or c.on_frame
+        shown = extension_module(segment.exception)
+        if shown is not None and not (
+            (c.site.package == shown[0] and is_native(c.occ.file))
+            or segment.exception in c.site.qualnames
+        ):  # the class lives in an extension: only its native sites can have raised it
+            c.credible, c.excluded = False, True
         c.shown = segment.exception
         exc_score = 0
         if segment.exception is not None:
@@ -386,6 +405,7 @@ class Matcher:
             order,
             c.on_frame,
             text_ok,
+            c.called_into,
             c.frame,
             c.fit,
             complete,
@@ -417,7 +437,7 @@ class Matcher:
             ceiling = min(ceiling, c.score)
             matches.append(self._to_match(c, ceiling, ambiguous=ambiguous))
         near = sorted(
-            (c for c in cands if not c.credible and _near(c)),
+            (c for c in cands if not c.credible and not c.excluded and _near(c)),
             key=lambda c: (c.frame, c.alignment.matched if c.alignment else 0, c.score),
             reverse=True,
         )[:MAX_CLOSEST]
@@ -456,6 +476,16 @@ class Matcher:
         )
 
 
+def _extension_shown(segments: list[Segment]) -> tuple[str, str, str] | None:
+    """(class, distribution, module) when the last exception the text shows is a class
+    of a compiled extension module (see _native.extension_module)."""
+    for segment in reversed(segments):
+        if segment.exception is not None:
+            found = extension_module(segment.exception)
+            return None if found is None else (segment.exception, *found)
+    return None
+
+
 def _class_shown(segment: Segment) -> Segment | None:
     """`segment` read as `Class: message` when its text starts with a capitalised dotted
     name and a colon that the paste parser did not take for a class (a name without an
@@ -482,6 +512,10 @@ def _validation_error(segment: Segment) -> Segment | None:
     lines = text.split("\n")
     for i, line in enumerate(lines):
         body = line.strip()
+        cut = body.rfind(" [type=")
+        if cut > 0 and not body.startswith(tuple(_PYDANTIC_KINDS)):
+            # pydantic v2's own error: its message, the class the traceback shows
+            return Segment(segment.exception, body[:cut], segment.frames)
         for head, exception in _PYDANTIC_KINDS.items():
             if not body.startswith(head):
                 continue
@@ -520,6 +554,8 @@ def _explain(c: _Candidate) -> tuple[list[str], str | None]:
         )
     if c.on_frame:
         notes.append(f"the traceback's last frame is this raise ({loc})")
+    elif c.called_into and c.credible:
+        notes.append("raised in the compiled extension the traceback's last frame calls into")
     elif c.frame == 1 and c.credible:
         notes.append("raised in the function of the traceback's last frame")
     if c.text_ok and c.alignment is not None and not c.alignment.complete:

@@ -202,3 +202,45 @@ class NativeLinker:
 
 def _known(python: str) -> _Class:
     return _Class(python.rsplit(".", 1)[-1], qualified(python) if builtin(python) else python)
+
+
+MAX_DEPTH = 4  # native callers followed up from a site to a function Python can call
+MAX_PATHS = 3
+
+
+def reach(
+    files: list[NativeFacts], sites: tuple[ErrorSite, ...]
+) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """For each native site a bound function reaches: its call paths, nearest first, each
+    ending at the name Python calls (`torch.ops._C.rms_norm`, a `#[pyfunction]`, a
+    PyMethodDef entry): the native callers met on the way (best effort: by name)."""
+    bound: dict[str, list[str]] = {}
+    callers: dict[str, set[str]] = {}
+    for facts in files:
+        for binding in facts.bindings:
+            bound.setdefault(_last(binding.native), []).append(binding.python)
+        for fn in facts.functions:
+            for callee in fn.calls:
+                callers.setdefault(callee, set()).add(fn.name)
+    out: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for site in sites:
+        function = site.location.function
+        if function.startswith("<"):
+            continue
+        paths: list[tuple[str, ...]] = []
+        todo: list[tuple[str, tuple[str, ...]]] = [(function, ())]
+        while todo and len(paths) < MAX_PATHS:
+            current, path = todo.pop(0)
+            for python in bound.get(_last(current), ()):
+                paths.append((*path, python))
+            if len(path) < MAX_DEPTH:
+                for caller in sorted(callers.get(_last(current), ())):
+                    if caller != current and caller not in path:
+                        todo.append((caller, (*path, caller)))
+        if paths:
+            out[site.id] = tuple(dict.fromkeys(paths))[:MAX_PATHS]
+    return out
+
+
+def _last(name: str) -> str:
+    return name.rsplit("::", 1)[-1]

@@ -15,7 +15,7 @@ from errdex.extract.cache import FactsCache, pack, unpack
 from errdex.extract.files import MAX_FILE_BYTES
 from errdex.extract.native import facts_key
 from errdex.extract.native.facts import NativeFacts
-from errdex.extract.native.link import NativeLinker
+from errdex.extract.native.link import NativeLinker, reach
 from errdex.extract.native.parse import NativeSkip, parse_native
 from errdex.model import SkippedFile
 from errdex.sources.reading import read_regular
@@ -117,4 +117,5 @@ class NativeJob:
             skipped=extraction.skipped + tuple(skipped),
             native=counts,
             native_parsed=self.parsed,
+            native_reach=tuple(reach(facts, sites).items()),
         )
