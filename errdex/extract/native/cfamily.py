@@ -617,7 +617,12 @@ def _parts(node: Node, depth: int = 0) -> list[Part]:
             return _streamed(args)
         if called in _FORMATTED and args and args[0][0].type in STRING_TYPES:
             fmt = "".join(p.text for p in _streamed(args[:1]) if isinstance(p, Text))
-            return list(format_parts(fmt, [_joined(a) for a in args[1:]]))
+            literal = {_joined(a): _streamed([a]) for a in args[1:] if a[0].type in STRING_TYPES}
+            out: list[Part] = []
+            for part in format_parts(fmt, [_joined(a) for a in args[1:]]):
+                known = literal.get(part.expr) if isinstance(part, Hole) else None
+                out.extend(known if known is not None else [part])
+            return out
         if called in _WRAPPERS and len(args) == 1:
             return _parts(args[0][0], depth + 1) if len(args[0]) == 1 else [_hole(args[0])]
         if func is not None and func.type == "field_expression" and not args:

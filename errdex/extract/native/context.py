@@ -51,6 +51,8 @@ def snippet(lines: list[str], line: int, end_line: int) -> Snippet:
 
 
 def guard_of(kind: GuardKind, node: Node, negated: bool) -> Guard:
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]  # C's `if (x)`: the test is `x`
     return Guard(
         kind=kind,
         test=source(node),
