@@ -12,6 +12,7 @@ BENCHMARKS = [
     "explain_counts",
     "explain_quality",
     "bench_index",
+    "bench_native",
     "bench_versions",
     "match_accuracy",
     "bench_match",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 
 from errdex import codec
@@ -21,6 +22,7 @@ from errdex.model import Hole, Snapshot, Text
 from errdex.store import open_store
 from tests.conftest import only, write_tree
 from tests.native_support import by_message, native_snippet
+from tests.web_support import running
 
 # -- C: the CPython API ------------------------------------------------------------------
 
@@ -505,6 +507,10 @@ def test_a_tree_with_native_sources_end_to_end(tmp_path: Path) -> None:
     assert record is not None and record.site.explanation is not None
     data = json.loads(json.dumps(codec.record_to_json(record)))
     assert data["location"]["language"] == "cuda"
+    with running(store) as base:  # the error page shows the snippet as CUDA, not Python
+        page = httpx.get(f"{base}/errors/{best.id}", timeout=30)
+    assert page.status_code == 200
+    assert '<span class="kt">void</span>' in page.text
     again = index_snapshot(_snapshot(root), store, cache_path=tmp_path / "facts.sqlite")
     assert again.unchanged
     (root / "csrc/ops.cpp").write_text('void op(int x) { TORCH_CHECK(x, "changed"); }\n')

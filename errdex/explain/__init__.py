@@ -17,7 +17,7 @@ from errdex.explain.catalog import Catalog, Owner
 from errdex.explain.imports import needs
 from errdex.explain.knobs import KnobIndex, Selection, with_knobs
 from errdex.explain.meaning import what_it_means
-from errdex.explain.native import native_paths
+from errdex.explain.native import is_native, native_paths
 from errdex.explain.parallel import beside, over_workers
 from errdex.explain.quiet import quietly_caught
 from errdex.explain.records import replaced
@@ -96,7 +96,8 @@ def explain(
         lambda: find_tests(extraction.tests, extracted, graph, targets, extraction.written),
         worth_it=len(extracted) >= _BESIDE_FROM,
     )
-    sites = tuple(_ready(site, world) for site in extracted)
+    # a native site: no Python constants, access or knobs of its names (native.py)
+    sites = tuple(site if is_native(site) else _ready(site, world) for site in extracted)
     # each site's call paths, made here before the workers fork, so that they share them:
     # the prose of every site of a function asks for them, as its reuse does, and
     # _caught_by_callers reads the callers the graph keeps on the way

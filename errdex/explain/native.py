@@ -8,6 +8,16 @@ from errdex.extract import Extraction
 from errdex.model import ErrorSite
 
 Paths = tuple[tuple[str, ...], ...]
+
+
+def is_native(site: ErrorSite) -> bool:
+    """A site of a C, C++, CUDA or Rust file. Its inputs are the native function's
+    parameters: their names say nothing of the package's Python settings (a kernel's
+    `block_size` is no `--block-size`), so explain looks up no constants, access or
+    knobs for them."""
+    return site.location.language != "python"
+
+
 _MAX_CALLERS = 3
 
 

@@ -7,9 +7,12 @@ from functools import lru_cache
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
+from pygments.lexer import Lexer
+from pygments.lexers import CLexer, CppLexer, CudaLexer, PythonLexer, RustLexer
 
 _LEXER = PythonLexer(stripnl=False, ensurenl=False)
+# the lexer of each `location.language` of a native site
+_NATIVE = {"c": CLexer, "cpp": CppLexer, "cuda": CudaLexer, "rust": RustLexer}
 
 
 @lru_cache(maxsize=1)
@@ -19,10 +22,15 @@ def stylesheet() -> str:
 
 
 def snippet_html(
-    lines: tuple[str, ...] | list[str], start_line: int, marked: range, anchor: str = "L"
+    lines: tuple[str, ...] | list[str],
+    start_line: int,
+    marked: range,
+    anchor: str = "L",
+    language: str = "python",
 ) -> Markup:
-    """Return `lines` as highlighted HTML, numbered from `start_line`, with the line
-    numbers in `marked` highlighted; each line gets the id `{anchor}{number}`."""
+    """Return `lines` as highlighted HTML (as `language`, a site's `location.language`),
+    numbered from `start_line`, with the line numbers in `marked` highlighted; each line
+    gets the id `{anchor}{number}`."""
     if not lines:
         return Markup("")
     hl = [n - start_line + 1 for n in marked if start_line <= n < start_line + len(lines)]
@@ -35,5 +43,11 @@ def snippet_html(
         anchorlinenos=False,
         wrapcode=True,
     )
-    html = highlight("\n".join(lines) + "\n", _LEXER, formatter)  # anchors follow linenostart
+    html = highlight("\n".join(lines) + "\n", _lexer(language), formatter)  # anchors: linenostart
     return Markup(html)
+
+
+@lru_cache(maxsize=8)
+def _lexer(language: str) -> Lexer:
+    native = _NATIVE.get(language)
+    return _LEXER if native is None else native(stripnl=False, ensurenl=False)

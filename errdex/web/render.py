@@ -77,6 +77,7 @@ def _snippet(record: dict[str, Any]) -> Markup:
         snippet.get("lines", []),
         int(snippet.get("start_line", 1)),
         range(loc["line"], loc.get("end_line", loc["line"]) + 1),
+        language=loc.get("language", "python"),
     )
 
 
