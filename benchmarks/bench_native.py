@@ -33,11 +33,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         kept = Path(scratch) / "kept.sqlite"
         for run in range(RUNS):
-            for native, timings in ((True, both), (False, python)):
-                cache = Path(scratch) / f"cache-{run}-{native}"
-                db = kept if native and run == 0 else Path(scratch) / f"db-{run}-{native}.sqlite"
+            for with_native_sources, timings in ((True, both), (False, python)):
+                tag = f"{run}-{with_native_sources}"
+                cache = Path(scratch) / f"cache-{tag}"
+                first = with_native_sources and run == 0
+                db = kept if first else Path(scratch) / f"db-{tag}.sqlite"
                 command = [*errdex, "index", str(root), "--db", str(db)]
-                if not native:
+                if not with_native_sources:
                     command.append("--no-native")
                 timings.append(run_timed(command, env={"ERRDEX_CACHE": str(cache), "CI": "1"}))
         with_native, python_only = _median(both), _median(python)

@@ -50,7 +50,7 @@ def test_pyerr_setstring_is_a_value_error_under_its_condition() -> None:
     assert (site.exception.name, site.exception.qualname) == ("ValueError", "builtins.ValueError")
     assert site.message is not None and site.message.text == "too many arguments"
     assert site.location.end_line == site.location.line + 1  # the `return NULL;` after it
-    guard = only(list(site.guard))  # type: ignore[arg-type]
+    (guard,) = site.guard
     assert (guard.kind, guard.test, guard.negated) == ("if", "n > 3", False)
     assert isinstance(guard.tree, Compare)
 
@@ -184,7 +184,7 @@ def test_torch_check_streams_its_arguments_into_the_message() -> None:
     assert site.message.text == (
         "input must be contiguous, got strides {input.strides()} and eps={epsilon}"
     )
-    guard = only(list(site.guard))  # type: ignore[arg-type]
+    (guard,) = site.guard
     assert guard.negated is True  # the check throws when its condition is false
     assert isinstance(guard.tree, BoolOp) and guard.tree.op == "and"
     assert guard.holds() == "not input.is_contiguous() or out.dim() != 2"
