@@ -16,7 +16,6 @@ from errdex.extract.elsewhere import ElsewhereFailed, Interpreter, newer_python,
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, module_name
 from errdex.extract.link import Linker
-from errdex.extract.native.run import NativeJob
 from errdex.extract.parse import UNPARSED, Skip, parse_file
 from errdex.extract.tests import scan_tests
 from errdex.model import SkippedFile, Snapshot, TestFile
@@ -100,6 +99,9 @@ def _extract(
         )
         if damaged:
             parsed.update(_parse_all(None, snapshot.root, damaged, lambda n: None, 0))
+        # tree-sitter only here: a newer Python that parses for us imports this module
+        from errdex.extract.native.run import NativeJob
+
         native = NativeJob(pool, snapshot.root, tree.native, cache)  # parsed meanwhile
         # the tests are scanned in a worker (they only need the files) while this
         # process links the sites
