@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.common import Timing, as_installed, median, run_timed, save, table
-from errdex.extract.native.files import language_of
+from errdex.extract.native.files import LANGUAGES, language_of
 from errdex.sources import resolve
 from errdex.store import open_store
 
@@ -46,7 +46,7 @@ def main() -> None:
         store = open_store(kept)
         sites = [r.site for r in store.iter_records()]
         store.close()
-    native = [s for s in sites if s.location.language != "python"]
+    native = [s for s in sites if s.location.language in LANGUAGES]
     by_language = Counter(s.location.language for s in native)
     checks = sum(1 for s in native if s.location.file.startswith("csrc/") and _is_check(s))
     plain = sum(torch_check_calls(root).values())

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from errdex.extract import Extraction
+from errdex.extract.native.files import LANGUAGES
 from errdex.model import ErrorSite
 
 Paths = tuple[tuple[str, ...], ...]
@@ -14,8 +15,8 @@ def is_native(site: ErrorSite) -> bool:
     """A site of a C, C++, CUDA or Rust file. Its inputs are the native function's
     parameters: their names say nothing of the package's Python settings (a kernel's
     `block_size` is no `--block-size`), so explain looks up no constants, access or
-    knobs for them."""
-    return site.location.language != "python"
+    knobs for them. (A Cython site is no native one: it is read as Python.)"""
+    return site.location.language in LANGUAGES
 
 
 _MAX_CALLERS = 3

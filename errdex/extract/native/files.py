@@ -40,6 +40,8 @@ SUFFIXES = {
     ".cuh": "cuda",
     ".rs": "rust",
 }
+# the languages of native sites (`location.language`); "h" is read as "c" or "cpp"
+LANGUAGES = frozenset(SUFFIXES.values()) - {"h"}
 # folders of third-party code copied into a tree, and of native build output, at any depth
 VENDORED_DIRS = frozenset(
     {

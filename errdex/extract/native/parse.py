@@ -9,6 +9,8 @@
 #   into each other a thousand times): "too deeply nested to analyse".
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from errdex.extract.files import MAX_FILE_BYTES, too_big
 from errdex.extract.native import cfamily, rust
 from errdex.extract.native.conditions import MAX_DEPTH, TooDeep
@@ -16,6 +18,14 @@ from errdex.extract.native.facts import NativeFacts
 from errdex.extract.native.files import language_of
 
 MAX_SITES = 20_000
+# The one place a language is dispatched: each language files.SUFFIXES names, and the
+# reader of its files. A new language adds its suffixes there and its reader here.
+READERS: dict[str, Callable[[bytes, str], NativeFacts]] = {
+    "c": cfamily.reader("c"),
+    "cpp": cfamily.reader("cpp"),
+    "cuda": cfamily.reader("cuda"),
+    "rust": rust.read,
+}
 _CPP_HINTS = (b"namespace ", b"template <", b"template<", b"std::", b"class ", b"#include <torch")
 
 
@@ -44,8 +54,7 @@ def parse_native(data: bytes, path: str) -> NativeFacts:
     if language == "h":
         language = header_language(data)
     try:
-        read = rust.read if language == "rust" else cfamily.reader(language)
-        facts = read(data, path)
+        facts = READERS[language](data, path)
     except (TooDeep, RecursionError):
         raise NativeSkip(f"too deeply nested to analyse (over {MAX_DEPTH} levels)") from None
     if len(facts.sites) > MAX_SITES:
