@@ -543,3 +543,44 @@ def test_hostile_native_files_are_skipped_with_a_reason(tmp_path: Path) -> None:
     assert reasons["csrc/nested.h"].startswith("too deeply nested to analyse")
     assert [s.message.text for s in extraction.sites if s.message] == ["fine"]
     assert extraction.native == (("cpp", 1, 1),)
+
+
+BOUND = {
+    "pkg/__init__.py": "",
+    "pkg/_custom_ops.py": (
+        "import torch\n\n\ndef rms_norm(out, x, eps):\n    torch.ops._C.rms_norm(out, x, eps)\n"
+    ),
+    "csrc/layernorm.cu": (
+        "void launch(torch::Tensor& x, double eps) {\n"
+        '  TORCH_CHECK(x.is_contiguous(), "x must be contiguous");\n'
+        "}\n"
+        "void rms_norm(torch::Tensor& out, torch::Tensor& x, double eps) {\n"
+        "  launch(x, eps);\n"
+        "}\n"
+    ),
+    "csrc/torch_bindings.cpp": (
+        "TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {\n"
+        '  ops.def("rms_norm(Tensor! out, Tensor x, float eps) -> ()");\n'
+        '  ops.impl("rms_norm", torch::kCUDA, &rms_norm);\n'
+        "}\n"
+    ),
+}
+
+
+def test_a_bound_kernel_is_reached_from_the_python_function_that_calls_it(
+    tmp_path: Path,
+) -> None:
+    root = write_tree(tmp_path / "tree", BOUND)
+    store = open_store(tmp_path / "errdex.sqlite")
+    try:
+        index_snapshot(_snapshot(root), store, cache_path=tmp_path / "facts.sqlite")
+        best = Matcher(store).match("RuntimeError: x must be contiguous").matches[0]
+        record = store.get(best.id)
+    finally:
+        store.close()
+    assert record is not None and record.site.explanation is not None
+    assert record.site.location.function == "launch"
+    # the native caller, the op Python calls, then the package's function calling it
+    assert record.site.explanation.call_paths == (
+        ("rms_norm", "torch.ops.TORCH_EXTENSION_NAME.rms_norm", "pkg._custom_ops.rms_norm"),
+    )
