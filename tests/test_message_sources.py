@@ -168,7 +168,7 @@ def test_text_made_by_the_exception_class(tmp_path: Path) -> None:
     by_function = _sites(tmp_path)
     assert _text(by_function["get"]) == [("[{section}] has no key {key!r}", "exception-class")]
     assert _text(by_function["prefixed"]) == [("pkg failed: bad value {x}", "exception-class")]
-    assert _text(by_function["coded"]) == [("E{42}: the widget {n} is broken", "exception-class")]
+    assert _text(by_function["coded"]) == [("E42: the widget {n} is broken", "exception-class")]
     assert _text(by_function["user"]) == [("no user named {name} in main", "exception-class")]
     assert _text(by_function["option"]) == [("No such option: {opt}", "exception-class")]
     # MaxRetryError -> RequestError -> PoolError, each __init__ handing its text on

@@ -43,6 +43,13 @@ TEMPLATE_ATTRS = frozenset(
         "default_message",
         "default_detail",
         "description",
+        # botocore's `fmt = "..."`, formatted by its base with the raise's keywords
+        "fmt",
+        "_fmt",
+        "msg_fmt",
+        "message_format",
+        "template",
+        "_template",
     }
 )
 _SUPER_STR = frozenset({"__str__", "__repr__"})

@@ -40,6 +40,7 @@ class ClassFact:
     # what an __init__ that builds no text hands its base's __init__ (see classes.py)
     passes: tuple[ArgFact, ...] | None = None
     abstract: tuple[str, ...] = ()  # its methods under `@abstractmethod`, by name
+    init_required: int | None = None  # __init__'s positional parameters with no default
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,6 +118,9 @@ class RawSite:
     unreachable: str | None = None  # why the site can never fire (errdex.extract.reach)
     open_chains: tuple[OpenChain, ...] = ()  # dotted reads left for linking
     raised: Raised | None = None  # a raise's class, for linking; None: `exception` is it
+    # `raise make_error(SomeError, x)`: the factory passes its own leading arguments
+    # (tomlkit's line and column) before the raise's, which fill the class's last ones
+    factory_built: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
+from errdex.expr import Name
 from errdex.extract.classes import FORMATTED, MESSAGE_HOLE, PERCENT, template_fields
 from errdex.extract.facts import (
     ArgFact,
@@ -87,6 +88,7 @@ class Linker(Names):
             message = replace(_fill(made, factory[0].message, raw.args), source="factory")
             written = self.resolve(made.exception, made_in)
         else:
+            raw = self._aligned(raw, written)
             message = self._class_message(raw, written)
             if message is None:
                 message = self._own_message(raw, written) if raw.args else raw.message
@@ -272,6 +274,35 @@ class Linker(Names):
                 whole = False
         return tuple(dict.fromkeys(out)), whole
 
+    def _aligned(self, raw: RawSite, qualname: str) -> RawSite:
+        """A raise through a factory that takes the class (`self.parse_error(
+        UnexpectedCharError, char)`, which calls `exception(line, col, *args)`): when it
+        passes fewer arguments than the class's __init__ requires, the factory supplies
+        the leading ones, so the raise's fill the last parameters; the leading ones are
+        holes named by their parameter."""
+        if not raw.factory_built:
+            return raw
+        for cls in (qualname, *self.ancestors(qualname)):
+            ref = self.classes.get(cls)
+            if ref is None or ref.fact.init_required is None:
+                continue  # no __init__ of its own: its base's decides
+            params = ref.fact.init_params
+            given = sum(1 for a in raw.args if a.keyword is None)
+            missing = len(params) - given
+            if given >= ref.fact.init_required or missing <= 0:
+                return raw
+            lead = tuple(
+                ArgFact(
+                    keyword=None,
+                    template=Message(parts=(Hole(expr=p, tree=Name(id=p)),)),
+                    source=p,
+                    tree=Name(id=p),
+                )
+                for p in params[:missing]
+            )
+            return replace(raw, args=lead + raw.args)
+        return raw
+
     def _class_message(self, raw: RawSite, qualname: str) -> Message | None:
         """The text the codebase's own exception class makes of the raise's arguments,
         when the class (or the nearest base that decides) builds it; else None."""
@@ -338,6 +369,8 @@ class Linker(Names):
                 return [part]
             if part.conversion is None and part.format_spec is None:
                 return list(arg.template.parts)
+            if part.conversion == "r" and part.format_spec is None and arg.template.static:
+                return [Text(text=repr(arg.template.literal_text))]  # {char!r} of "="
             return [
                 Hole(
                     expr=arg.source,

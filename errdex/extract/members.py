@@ -21,6 +21,20 @@ MESSAGE_PARAMS = (
     "err_msg",
     "text",
 )
+# Classes from outside the tree whose message is not their first argument: the
+# parameter that carries it and its place, and whether `{name}` fields in it are filled
+# later (pydantic_core formats `message_template` with the context it is given).
+KNOWN_MESSAGE_ARGS: dict[str, tuple[str, int, bool]] = {
+    "fastapi.HTTPException": ("detail", 1, False),
+    "fastapi.exceptions.HTTPException": ("detail", 1, False),
+    "starlette.exceptions.HTTPException": ("detail", 1, False),
+    "starlette.HTTPException": ("detail", 1, False),
+    "pydantic_core.PydanticCustomError": ("message_template", 1, True),
+    "pydantic_core._pydantic_core.PydanticCustomError": ("message_template", 1, True),
+    "pydantic_core.core_schema.PydanticCustomError": ("message_template", 1, True),
+}
+# An exit status is no message: SystemExit(1) prints nothing; SystemExit("text") does.
+EXIT_CLASSES = frozenset({"SystemExit", "builtins.SystemExit"})
 _FIELD_CALLS = {
     "field",
     "Field",
@@ -263,6 +277,16 @@ def init_signature(node: ast.ClassDef) -> tuple[tuple[str, ...], str | None, tup
                     return params, candidate, names
             return params, _passed_to_super(stmt, names), names
     return (), None, ()
+
+
+def init_required(node: ast.ClassDef) -> int | None:
+    """How many positional parameters of the class's own __init__ have no default; None
+    when the class defines no __init__."""
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+            positional = [*stmt.args.posonlyargs, *stmt.args.args][1:]
+            return max(0, len(positional) - len(stmt.args.defaults))
+    return None
 
 
 def _passed_to_super(init: ast.FunctionDef, names: tuple[str, ...]) -> str | None:

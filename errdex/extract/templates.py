@@ -6,6 +6,7 @@ import ast
 import re
 import string
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from errdex.expr import Name
 from errdex.extract.render import Render, unparse
@@ -16,6 +17,8 @@ MAX_VARIANTS = 6  # templates kept for one message built along different branche
 MAX_ITEMS = 16  # templates kept for the items of one list of messages joined later
 # The env key of a list whose items are message texts: `problems` -> `problems[]`
 ITEMS = "[]"
+# The env key of a module-level dict whose values are message texts: `ERRORS` -> `ERRORS{}`
+VALUES = "{}"
 _DEDENT = frozenset({"dedent", "textwrap.dedent", "cleandoc", "inspect.cleandoc"})
 _STRIP = frozenset({"strip", "rstrip", "lstrip"})
 
@@ -112,6 +115,11 @@ class TemplateBuilder:
                 return self._static(name) is not None
             case ast.Call(func=ast.Attribute(attr="join"), args=[ast.Name(id=name)]):
                 return name + ITEMS in self.env
+        if self._looked_up(node) is not None:
+            return True
+        either = _either(node)
+        if either is not None:
+            return any(self.knows(side) for side in either)
         return is_stringish(node)
 
     def _static(self, name: str) -> str | None:
@@ -128,6 +136,20 @@ class TemplateBuilder:
         joined = self._joined(node)
         if joined is not None:
             return joined
+        looked_up = self._looked_up(node)
+        if looked_up is not None:
+            return looked_up
+        inner = _only_value(node)
+        if inner is not None:  # f"{text}": the text itself
+            return self.variants(inner)
+        either = _either(node)
+        if either is not None and any(self.knows(e) for e in either):
+            # `reason or "default"`, `a if test else b`: each side is one template
+            out: dict[str, Variant] = {}
+            for side in either:
+                for variant in self.variants(side):
+                    out.setdefault(variant[0].text, variant)
+            return list(out.values())[:MAX_VARIANTS]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             lefts = self.variants(node.left)
             rights = self.variants(node.right)
@@ -138,6 +160,16 @@ class TemplateBuilder:
                     for rm, _ in rights
                 ][:MAX_VARIANTS]
         return [(self.build(node), node.lineno)]
+
+    def _looked_up(self, node: ast.expr) -> list[Variant] | None:
+        """`TABLE[key]`, `TABLE.get(key)` of a module-level dict of message texts: one
+        template per value."""
+        match node:
+            case ast.Subscript(value=ast.Name(id=name)) | ast.Call(
+                func=ast.Attribute(value=ast.Name(id=name), attr="get"), args=[_]
+            ) if name + VALUES in self.env:
+                return list(self.env[name + VALUES])
+        return None
 
     def _joined(self, node: ast.expr) -> list[Variant] | None:
         """`sep.join(items)` of a list whose items we read: one template per item, with
@@ -182,6 +214,8 @@ class TemplateBuilder:
     def parts_Constant(self, node: ast.Constant) -> list[Part] | None:
         if isinstance(node.value, str):
             return [Text(text=node.value)]
+        if isinstance(node.value, int | float) or node.value is None:
+            return [Text(text=str(node.value))]  # `Coded(3, ...)`: str(3) is "3"
         return None
 
     def parts_Name(self, node: ast.Name) -> list[Part] | None:
@@ -340,6 +374,32 @@ class TemplateBuilder:
         return out
 
 
+def with_fields(message: Message) -> Message:
+    """`message` with the `{name}` fields of its literal text as holes named so: a
+    template that something fills later by name (`PydanticCustomError`'s)."""
+    parts: list[Part] = []
+    for part in message.parts:
+        if isinstance(part, Hole):
+            parts.append(part)
+            continue
+        try:
+            fields = list(string.Formatter().parse(part.text))
+        except ValueError:
+            parts.append(part)
+            continue
+        for literal, field, spec, conversion in fields:
+            parts.append(Text(text=literal))
+            if field is not None:
+                tree = field_tree(field)
+                parts.append(
+                    Hole(
+                        expr=field, conversion=conversion or None, format_spec=spec or None,
+                        tree=tree,
+                    )
+                )
+    return replace(message, parts=merge(parts))
+
+
 def percent_parts(fmt: str) -> list[Part]:
     """A %-format string on its own: `%(name)s` fields become holes named by their key,
     positional ones holes named by their place (`%s` -> `{0}`)."""
@@ -367,6 +427,24 @@ def _split_field(field: str) -> tuple[str, str]:
         if char in ".[":
             return field[:i], field[i:]
     return field, ""
+
+
+def _only_value(node: ast.expr) -> ast.expr | None:
+    """X of `f"{X}"`: an f-string that is one value, with no conversion or format."""
+    match node:
+        case ast.JoinedStr(values=[ast.FormattedValue(value=inner, conversion=-1, format_spec=None)]):
+            return inner
+    return None
+
+
+def _either(node: ast.expr) -> list[ast.expr] | None:
+    """The values `a or b` and `a if test else b` give, else None."""
+    match node:
+        case ast.BoolOp(op=ast.Or(), values=values):
+            return list(values)
+        case ast.IfExp(body=body, orelse=orelse):
+            return [body, orelse]
+    return None
 
 
 def _dict_items(node: ast.expr) -> dict[str, ast.expr] | None:

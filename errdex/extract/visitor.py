@@ -44,9 +44,12 @@ from errdex.extract.guards import (
 )
 from errdex.extract.knobs import knob_facts
 from errdex.extract.members import (
+    EXIT_CLASSES,
+    KNOWN_MESSAGE_ARGS,
     MESSAGE_PARAMS,
     class_members,
     clean_doc,
+    init_required,
     init_signature,
     module_constants,
 )
@@ -58,9 +61,12 @@ from errdex.extract.templates import (
     ITEMS,
     MAX_ITEMS,
     MAX_VARIANTS,
+    VALUES,
     TemplateBuilder,
     Variant,
     is_stringish,
+    merge,
+    with_fields,
 )
 from errdex.extract.trees import tree_of
 from errdex.extract.unpack import looped, unpacked
@@ -68,6 +74,7 @@ from errdex.markup import clip
 from errdex.model import (
     GuardKind,
     Hole,
+    Text,
     Input,
     Location,
     Message,
@@ -256,10 +263,20 @@ class FileVisitor:
             for target in targets:
                 if isinstance(target, ast.Name):
                     bound[target.id] = bound.get(target.id, 0) + 1
-                    if target.id.lstrip("_").isupper() and is_stringish(stmt.value):
+                    if not target.id.lstrip("_").isupper():
+                        continue
+                    if is_stringish(stmt.value):
                         message = builder.build(stmt.value)
                         out[target.id] = ((replace(message, source="constant"), stmt.lineno),)
-        return {name: v for name, v in out.items() if bound[name] == 1}
+                    values = _text_values(stmt.value)
+                    if values:  # `ERRORS = {"a": "...", ...}`: what `ERRORS[code]` reads
+                        out[target.id + VALUES] = tuple(
+                            (replace(builder.build(v), source="constant"), v.lineno)
+                            for v in values[:MAX_ITEMS]
+                        )
+        return {
+            name: v for name, v in out.items() if bound[name.removesuffix(VALUES)] == 1
+        }
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
         """The names a module body binds by import, under `if` and `try` as well."""
@@ -423,6 +440,7 @@ class FileVisitor:
                 defaults=init_defaults(node, self.render),
                 passes=class_delegation(node, self.render),
                 abstract=_abstract_methods(node),
+                init_required=init_required(node),
             )
         )
         inner = Scope(qualname=qualname, owner_class=qualname, parent=scope)
@@ -435,6 +453,11 @@ class FileVisitor:
         if self.walrus:
             _note_walrus(scope, test)
         body = self._guarded(block, self.guard_info(kind, test, False, node.lineno))
+        if self.walrus:  # `if (message := ERRORS.get(code)):` the body reads that text
+            builder = TemplateBuilder(block.env, render=self.render)
+            for sub in ast.walk(test):
+                if isinstance(sub, ast.NamedExpr) and builder.knows(sub.value):
+                    body.env[sub.target.id] = tuple(builder.variants(sub.value))[:MAX_VARIANTS]
         written = len(self.writes)
         body_exits = self.walk(node.body, body, scope)
         if body_exits:  # what a branch that always leaves changed, no later code sees
@@ -681,6 +704,8 @@ class FileVisitor:
     def visit_Raise(self, node: ast.Raise, block: _Block, scope: Scope) -> None:
         kind: SiteKind = "raise"
         cause = None if node.cause is None else self.render(node.cause)
+        factory_built = False
+        constructed: Message | None = None
         exc = node.exc
         call_args: list[ast.expr] = []
         call_keywords: list[ast.keyword] = []
@@ -695,18 +720,31 @@ class FileVisitor:
             built = _built_by_factory(exc)
             if built is not None:  # raise make_error(SomeError, message, ...)
                 exception, call_args = built, exc.args[1:]
+                factory_built = True
+            elif _from_constructor(exc.func):  # `Cls.from_x(data)`: data, not the message
+                made = _CONSTRUCTED.get(self._qualified(exception))
+                call_args, call_keywords = [], []
+                constructed = made(exc) if made is not None else None
             raised = self._raised(exc, scope)
         else:
             exception = dotted(exc)
+            handled = False
             for as_name, types, _ in reversed(scope.handlers):
                 if as_name is not None and as_name == exception:
                     if node.cause is None and _assigned_in(scope, as_name) is None:
                         kind = "reraise"  # `except E as e: ...; raise e`: the same exception
                     exception = types
+                    handled = True
                     break
+            built_here = None if handled else self._built_in_variable(exc, scope)
+            if built_here is not None:  # `err = SomeError(f"..."); ...; raise err`
+                exception = dotted(built_here.func)
+                call_args, call_keywords = built_here.args, built_here.keywords
             raised = self._raised(exc, scope)
-        message_node = _message_argument(call_args, call_keywords)
+        message_node, fields = self._message_node(exception, call_args, call_keywords)
         own_class = exception.split(".")[-1] not in BUILTIN_NAMES
+        if constructed is not None:
+            message_node = None
         self._emit(
             node,
             kind,
@@ -719,7 +757,57 @@ class FileVisitor:
             (),
             cause,
             raised,
+            fields=fields,
+            constructed=constructed,
+            factory_built=factory_built,
         )
+
+    def _built_in_variable(self, exc: ast.expr, scope: Scope) -> ast.Call | None:
+        """The call that built the exception a raised name holds, when the function
+        assigned it one that reads as a class (`err = ConnectionError(f"...")`)."""
+        if not isinstance(exc, ast.Name):
+            return None
+        value = _value_of(scope, exc.id)
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name | ast.Attribute)
+            and class_like(dotted(value.func))
+        ):
+            return value
+        return None
+
+    def _qualified(self, written: str) -> str:
+        """A name as written, through the file's imports: `HTTPException` imported from
+        fastapi is `fastapi.HTTPException`."""
+        head, dot, rest = written.partition(".")
+        target = self.imports.get(head)
+        return written if target is None else target + dot + rest
+
+    def _message_node(
+        self, exception: str, args: list[ast.expr], keywords: list[ast.keyword]
+    ) -> tuple[ast.expr | None, bool]:
+        """The argument that carries the message, by the class's signature when it is a
+        well-known one (`HTTPException(status_code, detail)`), and whether `{name}`
+        fields in it are filled later; an exit status is no message."""
+        qualified = self._qualified(exception)
+        known = KNOWN_MESSAGE_ARGS.get(qualified)
+        if known is not None:
+            param, index, fields = known
+            for keyword in keywords:
+                if keyword.arg == param:
+                    return keyword.value, fields
+            passed = args[index] if index < len(args) else None
+            if passed is None or isinstance(passed, ast.Starred):
+                return None, False
+            return passed, fields
+        node = _message_argument(args, keywords)
+        if (
+            qualified in EXIT_CLASSES
+            and isinstance(node, ast.Constant)
+            and not isinstance(node.value, str)
+        ):
+            return None, False  # SystemExit(1): an exit status, nothing printed
+        return node, False
 
     def visit_Assert(self, node: ast.Assert, block: _Block, scope: Scope) -> None:
         if node.msg is not None:
@@ -745,6 +833,10 @@ class FileVisitor:
         extra: tuple[GuardInfo, ...],
         cause: str | None,
         raised: Raised | None = None,
+        *,
+        fields: bool = False,
+        constructed: Message | None = None,
+        factory_built: bool = False,
     ) -> None:
         hole_names: list[NameRef] = []
         builder = TemplateBuilder(
@@ -753,7 +845,17 @@ class FileVisitor:
         variants: list[Variant | None] = (
             [None] if message_node is None else list(builder.variants(message_node))
         )
+        if constructed is not None:
+            variants = [(constructed, node.lineno)]
+        if fields:  # a template the class fills later: its `{name}` fields are holes
+            variants = [v if v is None else (with_fields(v[0]), v[1]) for v in variants]
         arg_facts = _arguments(builder, args, keywords)
+        # the argument that is the message, by place among the facts: the class that
+        # formats it further gets each of its templates in turn
+        passed = [a for a in args if not isinstance(a, ast.Starred)] + [
+            k.value for k in keywords if k.arg is not None
+        ]
+        at = next((i for i, a in enumerate(passed) if a is message_node), None)
         guards = (*block.guards, *extra)
         refs = [ref for g in guards for ref in g.names] + hole_names
         resolved = self._resolve_inputs(refs, scope)
@@ -765,14 +867,21 @@ class FileVisitor:
         for variant in variants:
             message = None if variant is None else variant[0]
             note = None
+            facts = arg_facts
             if variant is not None and len(variants) > 1:
                 note = f"message as built from line {variant[1]}"
+                if at is not None:
+                    facts = (
+                        *arg_facts[:at],
+                        replace(arg_facts[at], template=variant[0]),
+                        *arg_facts[at + 1 :],
+                    )
             self.sites.append(
                 RawSite(
                     kind=kind,
                     exception=exception,
                     message=message,
-                    args=arg_facts,
+                    args=facts,
                     location=location,
                     snippet=snippet,
                     guard=tuple(g.guard for g in guards),
@@ -784,6 +893,7 @@ class FileVisitor:
                     unreachable=dead,
                     open_chains=tuple(resolved.chains.values()),
                     raised=raised,
+                    factory_built=factory_built,
                 )
             )
 
@@ -1189,6 +1299,14 @@ class FileVisitor:
         )
 
 
+def _text_values(node: ast.expr) -> list[ast.expr]:
+    """The values of a dict display whose every value is message text, else []."""
+    if not isinstance(node, ast.Dict) or not node.values or None in node.keys:
+        return []
+    values = list(node.values)
+    return values if all(is_stringish(v) for v in values) else []
+
+
 def _abstract_methods(node: ast.ClassDef) -> tuple[str, ...]:
     """The methods a class body defines under `@abstractmethod` (`@abc.abstractmethod`)."""
     return tuple(
@@ -1276,6 +1394,38 @@ def _arguments(
     )
 
 
+def _from_constructor(func: ast.expr) -> bool:
+    """`Cls.from_x`: a classmethod that builds the exception from data it is given."""
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr.startswith("from_")
+        and isinstance(func.value, ast.Name | ast.Attribute)
+        and class_like(dotted(func.value))
+    )
+
+
+def _validation_title(call: ast.Call) -> Message | None:
+    """What pydantic_core's `ValidationError.from_exception_data(title, errors)` prints
+    first: `1 validation error for Model` (`errors` for more than one)."""
+    if not call.args or isinstance(call.args[0], ast.Starred):
+        return None
+    title = TemplateBuilder(render=ast.unparse).build(call.args[0])
+    count = "len(line_errors)"
+    if len(call.args) > 1 and not isinstance(call.args[1], ast.Starred):
+        count = f"len({ast.unparse(call.args[1])})"
+    plural = Hole(expr=f'"s" if {count} > 1 else ""')
+    parts = [Hole(expr=count), Text(text=" validation error"), plural, Text(text=" for ")]
+    parts += title.parts
+    return Message(parts=merge(parts), source="exception-class")
+
+
+_CONSTRUCTED: dict[str, Callable[[ast.Call], Message | None]] = {
+    "pydantic_core.ValidationError.from_exception_data": _validation_title,
+    "pydantic_core._pydantic_core.ValidationError.from_exception_data": _validation_title,
+    "pydantic.ValidationError.from_exception_data": _validation_title,
+}
+
+
 _EXCEPTION_NAME = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)")
 _ERRORS_MODULE = re.compile(r"(?:^|_)(?:errors?|exceptions?)(?:_|$)")
 
@@ -1289,9 +1439,15 @@ def _built_by_factory(call: ast.Call) -> str | None:
     first = call.args[0]
     if isinstance(first, ast.Name | ast.Attribute):
         written = dotted(first)
-        if _EXCEPTION_NAME.fullmatch(written.rpartition(".")[2]):
+        last = written.rpartition(".")[2]
+        if _EXCEPTION_NAME.fullmatch(last):
             return written
+        if _ERROR_MAKER.search(name) and class_like(written) and not last.isupper():
+            return written  # `self.parse_error(InvalidControlChar, ...)`: any class name
     return None
+
+
+_ERROR_MAKER = re.compile(r"(?i)err|exc|raise|fail")
 
 
 # what a return or raise gives: (exception built and its message, or None; what raising
