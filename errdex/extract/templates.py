@@ -165,8 +165,9 @@ class TemplateBuilder:
         """`TABLE[key]`, `TABLE.get(key)` of a module-level dict of message texts: one
         template per value."""
         match node:
-            case ast.Subscript(value=ast.Name(id=name)) | ast.Call(
-                func=ast.Attribute(value=ast.Name(id=name), attr="get"), args=[_]
+            case (
+                ast.Subscript(value=ast.Name(id=name))
+                | ast.Call(func=ast.Attribute(value=ast.Name(id=name), attr="get"), args=[_])
             ) if name + VALUES in self.env:
                 return list(self.env[name + VALUES])
         return None
@@ -393,7 +394,9 @@ def with_fields(message: Message) -> Message:
                 tree = field_tree(field)
                 parts.append(
                     Hole(
-                        expr=field, conversion=conversion or None, format_spec=spec or None,
+                        expr=field,
+                        conversion=conversion or None,
+                        format_spec=spec or None,
                         tree=tree,
                     )
                 )
@@ -432,7 +435,9 @@ def _split_field(field: str) -> tuple[str, str]:
 def _only_value(node: ast.expr) -> ast.expr | None:
     """X of `f"{X}"`: an f-string that is one value, with no conversion or format."""
     match node:
-        case ast.JoinedStr(values=[ast.FormattedValue(value=inner, conversion=-1, format_spec=None)]):
+        case ast.JoinedStr(
+            values=[ast.FormattedValue(value=inner, conversion=-1, format_spec=None)]
+        ):
             return inner
     return None
 

@@ -74,13 +74,14 @@ from errdex.markup import clip
 from errdex.model import (
     GuardKind,
     Hole,
-    Text,
     Input,
     Location,
     Message,
+    Part,
     SiteKind,
     Snippet,
     SourcePos,
+    Text,
 )
 
 SNIPPET_BEFORE = 17
@@ -274,9 +275,7 @@ class FileVisitor:
                             (replace(builder.build(v), source="constant"), v.lineno)
                             for v in values[:MAX_ITEMS]
                         )
-        return {
-            name: v for name, v in out.items() if bound[name.removesuffix(VALUES)] == 1
-        }
+        return {name: v for name, v in out.items() if bound[name.removesuffix(VALUES)] == 1}
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
         """The names a module body binds by import, under `if` and `try` as well."""
@@ -1414,8 +1413,8 @@ def _validation_title(call: ast.Call) -> Message | None:
     if len(call.args) > 1 and not isinstance(call.args[1], ast.Starred):
         count = f"len({ast.unparse(call.args[1])})"
     plural = Hole(expr=f'"s" if {count} > 1 else ""')
-    parts = [Hole(expr=count), Text(text=" validation error"), plural, Text(text=" for ")]
-    parts += title.parts
+    parts: list[Part] = [Hole(expr=count), Text(text=" validation error"), plural]
+    parts += [Text(text=" for "), *title.parts]
     return Message(parts=merge(parts), source="exception-class")
 
 
