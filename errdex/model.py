@@ -37,8 +37,9 @@ Part = Text | Hole
 # How the text of a message is made (`message.source`): written at the raise (or
 # assert); by the exception class (its __init__, __str__ or a class-level template);
 # returned ready-made by a factory function; collected in a list and joined; taken from
-# a module-level constant.
-MessageSource = Kind["raise", "exception-class", "factory", "joined-list", "constant"]
+# a module-level constant; returned as text by a function (`raise E(make_msg(a, b))`,
+# one record per text its returns give).
+MessageSource = Kind["raise", "exception-class", "factory", "joined-list", "constant", "helper"]
 
 
 @dataclass(frozen=True, kw_only=True)

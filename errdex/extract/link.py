@@ -21,7 +21,7 @@ from errdex.extract.facts import (
     RawSite,
 )
 from errdex.extract.names import ClassRef, Names, class_like, held_class
-from errdex.extract.templates import merge
+from errdex.extract.templates import fill_params, merge
 from errdex.identity import site_id
 from errdex.model import (
     ErrorSite,
@@ -567,28 +567,4 @@ def _class_passed(factory: HelperFact, raised: Raised) -> str | None:
 
 def _fill(helper: HelperFact, template: Message, args: tuple[ArgFact, ...]) -> Message:
     """The helper's template with each parameter hole replaced by the call's argument."""
-    by_name = {a.keyword: a for a in args if a.keyword}
-    positional = [a for a in args if a.keyword is None]
-    values: dict[str, ArgFact] = {}
-    for index, param in enumerate(helper.params):
-        if param in by_name:
-            values[param] = by_name[param]
-        elif index < len(positional):
-            values[param] = positional[index]
-    parts: list[Part] = []
-    for part in template.parts:
-        arg = values.get(part.expr) if isinstance(part, Hole) else None
-        if isinstance(part, Text) or arg is None or not isinstance(part, Hole):
-            parts.append(part)
-        elif part.conversion is None and part.format_spec is None:
-            parts.extend(arg.template.parts)
-        else:
-            parts.append(
-                Hole(
-                    expr=arg.source,
-                    conversion=part.conversion,
-                    format_spec=part.format_spec,
-                    tree=arg.tree,
-                )
-            )
-    return Message(parts=merge(parts))
+    return fill_params(helper.params, template, args)

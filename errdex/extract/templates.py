@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from errdex.expr import Name
+from errdex.extract.facts import ArgFact
 from errdex.extract.render import Render, unparse
 from errdex.extract.trees import field_tree, tree_of
 from errdex.model import Hole, Message, Part, Text
@@ -224,6 +225,28 @@ class TemplateBuilder:
         if len(variants) == 1:
             return list(variants[0][0].parts)
         return None
+
+    def parts_Tuple(self, node: ast.Tuple) -> list[Part] | None:
+        """A tuple as str() shows it, when it holds text (`assert ok, ("bad %s", x)`,
+        `raise ValueError("bad", x)`): `('bad %s', 'x')`, each value that is not a
+        literal a hole shown by its repr."""
+        elements = node.elts
+        if not elements or not any(self.knows(e) for e in elements):
+            return None
+        if any(isinstance(e, ast.Starred) for e in elements):
+            return None
+        out: list[Part] = [Text(text="(")]
+        for i, element in enumerate(elements):
+            if i:
+                out.append(Text(text=", "))
+            if isinstance(element, ast.Constant) and isinstance(element.value, str | int):
+                out.append(Text(text=repr(element.value)))
+            elif self.knows(element):  # text with holes: quoted as repr quotes most text
+                out += [Text(text="'"), *self.parts(element), Text(text="'")]
+            else:
+                out.append(self.hole(element, "r"))
+        out.append(Text(text=",)" if len(elements) == 1 else ")"))
+        return out
 
     def parts_JoinedStr(self, node: ast.JoinedStr) -> list[Part]:
         out: list[Part] = []
@@ -471,3 +494,37 @@ def spec_text(spec: ast.JoinedStr) -> str:
         elif isinstance(value, ast.FormattedValue):
             out.append("{" + ast.unparse(value.value) + "}")
     return "".join(out)
+
+
+def fill_params(params: tuple[str, ...], template: Message, args: tuple[ArgFact, ...]) -> Message:
+    """A function's template with each hole of a parameter (`{p}`, `{p.attr}`) replaced
+    by what a call passes for it: its template, or its source with the rest."""
+    by_name = {a.keyword: a for a in args if a.keyword}
+    positional = [a for a in args if a.keyword is None]
+    values: dict[str, ArgFact] = {}
+    for index, param in enumerate(params):
+        if param in by_name:
+            values[param] = by_name[param]
+        elif index < len(positional):
+            values[param] = positional[index]
+    parts: list[Part] = []
+    for part in template.parts:
+        if isinstance(part, Text):
+            parts.append(part)
+            continue
+        head, rest = _split_field(part.expr)
+        arg = values.get(head)
+        if arg is None or (rest and rest[:1] not in ".["):
+            parts.append(part)
+        elif not rest and part.conversion is None and part.format_spec is None:
+            parts.extend(arg.template.parts)
+        else:
+            parts.append(
+                Hole(
+                    expr=arg.source + rest,
+                    conversion=part.conversion,
+                    format_spec=part.format_spec,
+                    tree=field_tree(rest, arg.tree) if rest else arg.tree,
+                )
+            )
+    return Message(parts=merge(parts))

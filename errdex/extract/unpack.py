@@ -42,7 +42,7 @@ def unpacked(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr]
             after = len(elements) - star - 1
             lower = _index(star, value) if star else None
             upper = _index(-after, value) if after else None
-            rest = _placed(ast.Slice(lower=lower, upper=upper), value)
+            rest = placed(ast.Slice(lower=lower, upper=upper), value)
             yield from unpacked(element.value, _item(value, rest))
 
 
@@ -105,7 +105,7 @@ def _enumerate(call: ast.Call, count: int) -> list[ast.expr] | None:
     size = _call("len", [items], items)
     if start is None:
         return [_call("range", [size], items), items]
-    stop = _placed(ast.BinOp(left=size, op=ast.Add(), right=start), items)
+    stop = placed(ast.BinOp(left=size, op=ast.Add(), right=start), items)
     return [_call("range", [start, stop], items), items]
 
 
@@ -132,7 +132,7 @@ _STREAMS: dict[str, Callable[[ast.Call, int], list[ast.expr] | None]] = {
 }
 
 
-def _placed(node: _Node, at: ast.expr) -> _Node:
+def placed(node: _Node, at: ast.expr) -> _Node:
     """`node`, built here, at the start of `at` and with no end (see the module head)."""
     node.lineno = at.lineno
     node.col_offset = at.col_offset
@@ -142,20 +142,20 @@ def _placed(node: _Node, at: ast.expr) -> _Node:
 def _index(i: int, at: ast.expr) -> ast.expr:
     """The index `i` as the parser would spell it: `-1` is a minus applied to 1."""
     if i >= 0:
-        return _placed(ast.Constant(value=i), at)
-    return _placed(ast.UnaryOp(op=ast.USub(), operand=_placed(ast.Constant(value=-i), at)), at)
+        return placed(ast.Constant(value=i), at)
+    return placed(ast.UnaryOp(op=ast.USub(), operand=placed(ast.Constant(value=-i), at)), at)
 
 
 def _item(value: ast.expr, index: ast.expr) -> ast.expr:
-    return _placed(ast.Subscript(value=value, slice=index, ctx=ast.Load()), value)
+    return placed(ast.Subscript(value=value, slice=index, ctx=ast.Load()), value)
 
 
 def _call(name: str, args: list[ast.expr], at: ast.expr) -> ast.expr:
-    func = _placed(ast.Name(id=name, ctx=ast.Load()), at)
-    return _placed(ast.Call(func=func, args=args, keywords=[]), at)
+    func = placed(ast.Name(id=name, ctx=ast.Load()), at)
+    return placed(ast.Call(func=func, args=args, keywords=[]), at)
 
 
 def _method(owner: ast.expr, name: str) -> ast.expr:
     """`owner.name()`."""
-    func = _placed(ast.Attribute(value=owner, attr=name, ctx=ast.Load()), owner)
-    return _placed(ast.Call(func=func, args=[], keywords=[]), owner)
+    func = placed(ast.Attribute(value=owner, attr=name, ctx=ast.Load()), owner)
+    return placed(ast.Call(func=func, args=[], keywords=[]), owner)

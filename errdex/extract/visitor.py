@@ -64,12 +64,13 @@ from errdex.extract.templates import (
     VALUES,
     TemplateBuilder,
     Variant,
+    fill_params,
     is_stringish,
     merge,
     with_fields,
 )
 from errdex.extract.trees import tree_of
-from errdex.extract.unpack import looped, unpacked
+from errdex.extract.unpack import looped, placed, unpacked
 from errdex.markup import clip
 from errdex.model import (
     GuardKind,
@@ -175,8 +176,11 @@ def _union(
     a: dict[str, tuple[Variant, ...]], b: dict[str, tuple[Variant, ...]]
 ) -> dict[str, tuple[Variant, ...]]:
     out: dict[str, tuple[Variant, ...]] = {}
-    for name in a.keys() & b.keys():
-        merged = {v[0].text: v for v in (*a[name], *b[name])}
+    # a list's items: those either branch appended (a branch that appended none leaves
+    # the items it had); any other name: only one both branches bound to text
+    lists = {k for k in a.keys() | b.keys() if k.endswith(ITEMS)}
+    for name in (a.keys() & b.keys()) | lists:
+        merged = {v[0].text: v for v in (*a.get(name, ()), *b.get(name, ()))}
         out[name] = tuple(merged.values())[: MAX_ITEMS if name.endswith(ITEMS) else MAX_VARIANTS]
     return out
 
@@ -214,6 +218,11 @@ class FileVisitor:
         # per function, each `return`: the exception it builds with its message (None for
         # any other), what raising its value would raise, and the value
         self.returned: dict[str, list[_Returned]] = {}
+        # per function, the text its returns give (by tuple element, None: the value), and
+        # the functions that return text, for `raise E(make_msg(...))` (see _text_sites)
+        self.text_returns: dict[str, dict[int | None, list[Variant]]] = {}
+        self.text_helpers: dict[str, _TextHelper] = {}
+        self.text_calls: list[_TextCall] = []
         self.imports: dict[str, str] = {}
         self.stars: list[str] = []
         self.constants: dict[str, MemberFact] = {}
@@ -230,6 +239,7 @@ class FileVisitor:
         self.texts = self._module_texts(tree.body)
         scope = Scope(qualname="<module>", owner_class=None)
         self.walk(tree.body, _Block(guards=(), env={}), scope)
+        self._text_sites()
         calls = written_calls(self.source, self.functions, self.calls)
         return FileFacts(
             path=self.path,
@@ -416,6 +426,12 @@ class FileVisitor:
         self.writes = outer_writes
         self._maybe_helper(node, inner, in_class)
         self._maybe_factory(inner, in_class)
+        returned = self.text_returns.pop(qualname, None)
+        if returned:
+            names = [a.arg for a in [*args.posonlyargs, *args.args]]
+            if in_class and names and not _is_static(node):
+                names = names[1:]
+            self.text_helpers[qualname] = _TextHelper(tuple(names), returned)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -585,13 +601,24 @@ class FileVisitor:
         match node.value:
             case ast.Call(
                 func=ast.Attribute(value=ast.Name(id=name), attr="append"), args=[item]
-            ) if name + ITEMS in block.env:
+            ) if name + ITEMS in block.env or self._a_list(name, block, scope):
+                # a list of the function's own (`errors = self._validate()`) whose items
+                # we do not read: the items appended are, and the join's holes the rest
                 builder = TemplateBuilder(block.env, render=self.render)
                 if builder.knows(item):
-                    found = {v[0].text: v for v in block.env[name + ITEMS]}
+                    found = {v[0].text: v for v in block.env.get(name + ITEMS, ())}
                     for variant in builder.variants(item):
                         found.setdefault(variant[0].text, variant)
                     block.env[name + ITEMS] = tuple(found.values())[:MAX_ITEMS]
+
+    def _a_list(self, name: str, block: _Block, scope: Scope) -> bool:
+        """Whether `name` is a local the function assigned, not text: what `.append`
+        of a message text to it makes a list of messages."""
+        return (
+            scope.node is not None
+            and name not in block.env
+            and (_value_of(scope, name) is not None)
+        )
 
     def _note_call(
         self, value: ast.expr | None, node: ast.stmt, block: _Block, scope: Scope, *, alone: bool
@@ -692,6 +719,23 @@ class FileVisitor:
                 made = (name, message)
         raised = _UNKNOWN if value is None else self._raised(value, scope)
         self.returned.setdefault(scope.qualname, []).append((made, raised, value))
+        if value is not None:
+            self._note_text_return(value, block, scope)
+
+    def _note_text_return(self, value: ast.expr, block: _Block, scope: Scope) -> None:
+        """Keep the text a `return` gives (each text element of a returned tuple), for a
+        raise whose message a call of this function makes."""
+        builder = TemplateBuilder(block.env, render=self.render)
+        elements: list[tuple[int | None, ast.expr]] = [(None, value)]
+        if isinstance(value, ast.Tuple):
+            elements = list(enumerate(value.elts))
+        for index, element in elements:
+            if not builder.knows(element):
+                continue
+            found = self.text_returns.setdefault(scope.qualname, {}).setdefault(index, [])
+            for variant in builder.variants(element):
+                if len(found) < MAX_VARIANTS and all(variant[0] != v[0] for v in found):
+                    found.append(variant)
 
     def visit_Continue(self, node: ast.Continue | ast.Break, block: _Block, scope: Scope) -> None:
         return None
@@ -742,6 +786,8 @@ class FileVisitor:
             raised = self._raised(exc, scope)
         message_node, fields = self._message_node(exception, call_args, call_keywords)
         own_class = exception.split(".")[-1] not in BUILTIN_NAMES
+        if not own_class and not call_keywords:
+            message_node = _builtin_message(exception, call_args) or message_node
         if constructed is not None:
             message_node = None
         self._emit(
@@ -760,6 +806,68 @@ class FileVisitor:
             constructed=constructed,
             factory_built=factory_built,
         )
+
+    def _text_call_of(self, node: ast.expr, scope: Scope) -> tuple[ast.Call, int | None] | None:
+        """The call of a function whose return is the message: `make_msg(a, b)`, or a
+        name assigned it (`msg = make_msg(a)`; `ok, msg = check(x)` takes element 1)."""
+        if isinstance(node, ast.Name):
+            value = _value_of(scope, node.id)
+            if value is None:
+                return None
+            node = value
+            if isinstance(node, ast.Subscript):
+                index = node.slice
+                if (
+                    isinstance(node.value, ast.Call)
+                    and isinstance(index, ast.Constant)
+                    and type(index.value) is int
+                ):
+                    return node.value, index.value
+                return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+            return node, None
+        return None
+
+    def _callee_names(self, func: ast.expr, scope: Scope) -> tuple[str, ...]:
+        """The qualified names a call may mean in this file, nearest first: a function
+        nested in an enclosing one, a module-level one, a method of the own class."""
+        if isinstance(func, ast.Name):
+            out: list[str] = []
+            current: Scope | None = scope
+            while current is not None and current.node is not None:
+                out.append(f"{current.qualname}.{func.id}")
+                current = current.parent
+            return (*out, func.id)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            owner = self._owner(scope)
+            if func.value.id in ("self", "cls") and owner is not None:
+                return (f"{owner}.{func.attr}",)
+        return ()
+
+    def _text_sites(self) -> None:
+        """Each raise whose message a function of this file returns: one site per text
+        that function's returns give, its parameters filled by the call's arguments."""
+        for call in reversed(self.text_calls):
+            helper = next(
+                (self.text_helpers[n] for n in call.candidates if n in self.text_helpers), None
+            )
+            texts = None if helper is None else helper.returns.get(call.index)
+            if helper is None or not texts:
+                continue
+            site = self.sites[call.site]
+            out: list[RawSite] = []
+            for template, line in texts:
+                message = replace(fill_params(helper.params, template, call.args), source="helper")
+                args = site.args
+                if call.at is not None and call.at < len(args):
+                    args = (
+                        *args[: call.at],
+                        replace(args[call.at], template=message),
+                        *args[call.at + 1 :],
+                    )
+                note = f"message as returned from line {line}" if len(texts) > 1 else None
+                out.append(replace(site, message=message, args=args, variant=note))
+            self.sites[call.site : call.site + 1] = out
 
     def _built_in_variable(self, exc: ast.expr, scope: Scope) -> ast.Call | None:
         """The call that built the exception a raised name holds, when the function
@@ -846,6 +954,7 @@ class FileVisitor:
         )
         if constructed is not None:
             variants = [(constructed, node.lineno)]
+        made = None if message_node is None else self._text_call_of(message_node, scope)
         if fields:  # a template the class fills later: its `{name}` fields are holes
             variants = [v if v is None else (with_fields(v[0]), v[1]) for v in variants]
         arg_facts = _arguments(builder, args, keywords)
@@ -863,6 +972,17 @@ class FileVisitor:
         location = Location(file=self.path, line=line, end_line=end_line, function=scope.qualname)
         snippet = self.snippet(line, end_line)
         dead = unreachable(guards, line, self.writes) if len(guards) > 1 else None
+        if made is not None and len(variants) == 1:
+            call, index = made
+            self.text_calls.append(
+                _TextCall(
+                    site=len(self.sites),
+                    candidates=self._callee_names(call.func, scope),
+                    index=index,
+                    args=_arguments(builder, call.args, call.keywords),
+                    at=at,
+                )
+            )
         for variant in variants:
             message = None if variant is None else variant[0]
             note = None
@@ -1393,6 +1513,31 @@ def _arguments(
     )
 
 
+def _builtin_message(exception: str, args: list[ast.expr]) -> ast.expr | None:
+    """What str() of a builtin exception given several arguments shows, as an
+    expression: `OSError(errno, text)` is `f"[Errno {errno}] {text}"`, any other class
+    the tuple of its arguments; None for one argument."""
+    if len(args) < 2 or any(isinstance(a, ast.Starred) for a in args):
+        return None
+    cls = getattr(builtins, exception.rpartition(".")[2], None)
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        return None
+    if issubclass(cls, UnicodeError):
+        return None  # five arguments rendered its own way
+    if issubclass(cls, OSError) and len(args) in (2, 3):
+        values: list[ast.expr] = [ast.Constant(value="[Errno "), _value(args[0])]
+        values += [ast.Constant(value="] "), _value(args[1])]
+        if len(args) == 3:
+            values += [ast.Constant(value=": "), _value(args[2], "r")]
+        return placed(ast.JoinedStr(values=values), args[0])
+    return placed(ast.Tuple(elts=list(args), ctx=ast.Load()), args[0])
+
+
+def _value(node: ast.expr, conversion: str | None = None) -> ast.FormattedValue:
+    code = -1 if conversion is None else ord(conversion)
+    return placed(ast.FormattedValue(value=node, conversion=code, format_spec=None), node)
+
+
 def _from_constructor(func: ast.expr) -> bool:
     """`Cls.from_x`: a classmethod that builds the exception from data it is given."""
     return (
@@ -1447,6 +1592,32 @@ def _built_by_factory(call: ast.Call) -> str | None:
 
 
 _ERROR_MAKER = re.compile(r"(?i)err|exc|raise|fail")
+
+
+@dataclass(frozen=True, slots=True)
+class _TextHelper:
+    """A function some of whose returns are message text: its positional parameters
+    (without self), and the templates of its returns by tuple element (None: the value)."""
+
+    params: tuple[str, ...]
+    returns: dict[int | None, list[Variant]]
+
+
+@dataclass(frozen=True, slots=True)
+class _TextCall:
+    """A raise whose message a call makes: the site's place in `sites`, the names the
+    callee may have, the element of its returned tuple, the call's arguments, and the
+    place of the message among the exception's own arguments."""
+
+    site: int
+    candidates: tuple[str, ...]
+    index: int | None
+    args: tuple[ArgFact, ...]
+    at: int | None
+
+
+def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(dotted(d) == "staticmethod" for d in node.decorator_list)
 
 
 # what a return or raise gives: (exception built and its message, or None; what raising
