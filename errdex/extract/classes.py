@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from errdex.expr import Attribute, Call, Name
 from errdex.extract.facts import ArgFact
+from errdex.extract.members import MESSAGE_PARAMS
 from errdex.extract.render import Render
 from errdex.extract.templates import (
     TemplateBuilder,
@@ -80,8 +81,9 @@ def _constant_text(node: ast.expr) -> str | None:
 
 
 def init_defaults(node: ast.ClassDef, render: Render) -> tuple[tuple[str, Message], ...]:
-    """The text an __init__ gives a parameter left out: `if message is None: message =
-    "..."` at the top of its body (holes name its parameters)."""
+    """The text an __init__ gives a parameter left out: its default string, or `if
+    message is None: message = "..."` at the top of its body (holes name its
+    parameters)."""
     init = next(
         (s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
     )
@@ -89,6 +91,15 @@ def init_defaults(node: ast.ClassDef, render: Render) -> tuple[tuple[str, Messag
         return ()
     out: list[tuple[str, Message]] = []
     builder = TemplateBuilder(render=render)
+    args = init.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [
+        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+        *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d),
+    ]
+    for arg, default in pairs:  # `message: str = "Connection error."`
+        if isinstance(default, ast.Constant) and isinstance(default.value, str):
+            out.append((arg.arg, Message(parts=(Text(text=default.value),))))
     for stmt in init.body:
         match stmt:
             case ast.If(
@@ -345,7 +356,9 @@ def _passed_to_base(call: ast.Call) -> ast.expr | None:
         args = args[1:]
     else:
         return None
-    if not args or isinstance(args[0], ast.Starred):
+    if not args:  # `super().__init__(message="...", request=request)`
+        return next((k.value for k in call.keywords if k.arg in MESSAGE_PARAMS), None)
+    if isinstance(args[0], ast.Starred):
         return None
     return args[0]
 

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from errdex.expr import Name
+from errdex.expr import Name, Opaque
 from errdex.extract.classes import FORMATTED, MESSAGE_HOLE, PERCENT, template_fields
 from errdex.extract.facts import (
     ArgFact,
@@ -89,9 +89,9 @@ class Linker(Names):
             written = self.resolve(made.exception, made_in)
         else:
             raw = self._aligned(raw, written)
-            message = self._class_message(raw, written)
+            message, handed, start = self._class_message(raw, written)
             if message is None:
-                message = self._own_message(raw, written) if raw.args else raw.message
+                message = self._own_message(handed, written, start) if handed.args else raw.message
         self.written.append(written)
         if raw.raised is None:  # an assert, a helper's call: `exception` names the class
             name, qualname = self._one_class((raw.exception,), facts)
@@ -303,42 +303,58 @@ class Linker(Names):
             return replace(raw, args=lead + raw.args)
         return raw
 
-    def _class_message(self, raw: RawSite, qualname: str) -> Message | None:
+    def _class_message(self, raw: RawSite, qualname: str) -> tuple[Message | None, RawSite, int]:
         """The text the codebase's own exception class makes of the raise's arguments,
-        when the class (or the nearest base that decides) builds it; else None."""
+        when the class (or the nearest base that decides) builds it; else None. Beside
+        it, the raise as the last base reached sees it: with the arguments each
+        __init__ on the way handed its base (`APITimeoutError(request=r)` hands on
+        `message="Request timed out."`), and the place in the class's line of the base
+        those arguments are for."""
         if raw.kind not in ("raise", "helper") or qualname not in self.classes:
-            return None
+            return None, raw, 0
         delegated = False
-        for cls in (qualname, *self.ancestors(qualname)):
+        start = 0
+        for place, cls in enumerate((qualname, *self.ancestors(qualname))):
             ref = self.classes.get(cls)
             if ref is None:
                 continue
             if ref.fact.recipe is not None:
                 made = self._fill_recipe(ref.fact.recipe, ref.fact.init_params, raw, qualname)
                 if made.literal_text.strip() or raw.message is None:
-                    return made
-                return None  # the class's text is all unknown: the raise's own says more
+                    return made, raw, start
+                return None, raw, start  # the class's text is all unknown: the raise's own
             if ref.fact.passes is not None and len(ref.fact.passes) > 1:
                 # super().__init__(pool, url, message): the base builds the text of these
                 params = ref.fact.init_params
+                defaults = dict(ref.fact.defaults)
                 raw = replace(
                     raw,
                     args=tuple(
-                        replace(a, template=self._fill_recipe(a.template, params, raw, qualname))
+                        replace(
+                            a,
+                            template=self._fill_recipe(a.template, params, raw, qualname, defaults),
+                        )
                         for a in ref.fact.passes
                     ),
                 )
                 delegated = True
+                start = place + 1
                 continue
             if ref.fact.message_param is not None and not delegated:
-                return None  # an __init__ that hands its message on: see _own_message
-        return None
+                return None, raw, start  # an __init__ that hands its message on
+        return None, raw, start
 
     def _fill_recipe(
-        self, recipe: Message, params: tuple[str, ...], raw: RawSite, raiser: str
+        self,
+        recipe: Message,
+        params: tuple[str, ...],
+        raw: RawSite,
+        raiser: str,
+        defaults: dict[str, Message] | None = None,
     ) -> Message:
-        """A class's recipe with its parameters replaced by what the raise passes, and its
-        class-level strings by those of the class raised (the nearest that has one)."""
+        """A class's recipe with its parameters replaced by what the raise passes (else
+        by the text `defaults` gives one left out), and its class-level strings by those
+        of the class raised (the nearest that has one)."""
         keywords = {a.keyword: a for a in raw.args if a.keyword is not None}
         positional = [a for a in raw.args if a.keyword is None]
 
@@ -349,6 +365,11 @@ class Linker(Names):
                 return positional[0] if positional else None
             if name in params and params.index(name) < len(positional):
                 return positional[params.index(name)]
+            if defaults and name in defaults:
+                text = defaults[name].text
+                return ArgFact(
+                    keyword=name, template=defaults[name], source=text, tree=Opaque(text=text)
+                )
             return None
 
         def filled(part: Part) -> list[Part]:
@@ -392,9 +413,10 @@ class Linker(Names):
                     return found
         return None
 
-    def _own_message(self, raw: RawSite, qualname: str) -> Message | None:
-        """The message argument as the codebase's own exception class's __init__ names it."""
-        for cls in (qualname, *self.ancestors(qualname)):
+    def _own_message(self, raw: RawSite, qualname: str, start: int = 0) -> Message | None:
+        """The message argument as the codebase's own exception class's __init__ names it
+        (the classes of its line from `start` on: those the arguments are for)."""
+        for cls in (qualname, *self.ancestors(qualname))[start:]:
             ref = self.classes.get(cls)
             if ref is None or ref.fact.message_param is None:
                 continue
