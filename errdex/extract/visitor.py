@@ -223,6 +223,11 @@ class FileVisitor:
         self.text_returns: dict[str, dict[int | None, list[Variant]]] = {}
         self.text_helpers: dict[str, _TextHelper] = {}
         self.text_calls: list[_TextCall] = []
+        # per class of the file: its class-level strings (value, line), its bases' last
+        # names, and the attributes its __init__ sets (which then override them)
+        self.class_texts: dict[str, dict[str, tuple[str, int]]] = {}
+        self.class_bases: dict[str, tuple[str, ...]] = {}
+        self.init_sets: dict[str, frozenset[str]] = {}
         self.imports: dict[str, str] = {}
         self.stars: list[str] = []
         self.constants: dict[str, MemberFact] = {}
@@ -240,6 +245,7 @@ class FileVisitor:
         scope = Scope(qualname="<module>", owner_class=None)
         self.walk(tree.body, _Block(guards=(), env={}), scope)
         self._text_sites()
+        self._class_text_sites()
         calls = written_calls(self.source, self.functions, self.calls)
         return FileFacts(
             path=self.path,
@@ -458,6 +464,11 @@ class FileVisitor:
                 init_required=init_required(node),
             )
         )
+        self.class_texts[qualname] = _class_texts(node)
+        self.class_bases[qualname] = tuple(
+            dotted(_unsubscripted(b)).rpartition(".")[2] for b in node.bases
+        )
+        self.init_sets[qualname] = _init_sets(node)
         inner = Scope(qualname=qualname, owner_class=qualname, parent=scope)
         outer_writes, self.writes = self.writes, []
         self.walk(node.body, _Block(guards=(), env={}), inner)
@@ -868,6 +879,67 @@ class FileVisitor:
                 note = f"message as returned from line {line}" if len(texts) > 1 else None
                 out.append(replace(site, message=message, args=args, variant=note))
             self.sites[call.site : call.site + 1] = out
+
+    def _class_text_sites(self) -> None:
+        """A raise whose message is a class-level string of its own class (`raise
+        InvalidResponse(self.validate_error_message)`): one site per text that class,
+        the base it inherits it from, or a subclass of this file gives it."""
+        for i in range(len(self.sites) - 1, -1, -1):
+            site = self.sites[i]
+            message = site.message
+            if message is None or site.owner_class is None or len(message.parts) != 1:
+                continue
+            part = message.parts[0]
+            if not (isinstance(part, Hole) and part.expr.startswith("self.")):
+                continue
+            attr = part.expr[5:]
+            texts = self._class_texts_of(site.owner_class, attr)
+            if not texts:
+                continue
+            out: list[RawSite] = []
+            for text, line in texts:
+                made = Message(parts=(Text(text=text),), source="constant")
+                args = tuple(
+                    replace(a, template=made) if a.template == message else a for a in site.args
+                )
+                note = f"message as set at line {line}" if len(texts) > 1 else None
+                out.append(replace(site, message=made, args=args, variant=note))
+            self.sites[i : i + 1] = out
+
+    def _class_texts_of(self, owner: str, attr: str) -> list[tuple[str, int]]:
+        """The class-level strings `attr` may be for an instance of `owner`: the nearest
+        of its line of this file's classes that sets it, and those its subclasses here
+        set; none when an __init__ on the way sets it."""
+        line = [owner]
+        while line[-1] in self.class_bases and len(line) < 16:
+            bases = [b for b in self.class_bases[line[-1]] if b in self.class_texts]
+            if not bases:
+                break
+            line.append(bases[0])
+        if any(attr in self.init_sets.get(c, frozenset()) for c in line):
+            return []
+        out: list[tuple[str, int]] = []
+        own = next((self.class_texts[c][attr] for c in line if attr in self.class_texts[c]), None)
+        if own is None:
+            return []
+        out.append(own)
+        for cls in self.class_texts:
+            if cls != owner and owner in self._line_of(cls) and attr in self.class_texts[cls]:
+                if attr not in self.init_sets.get(cls, frozenset()):
+                    found = self.class_texts[cls][attr]
+                    if found not in out and len(out) < MAX_VARIANTS:
+                        out.append(found)
+        return out
+
+    def _line_of(self, cls: str) -> list[str]:
+        """`cls` and its bases among this file's classes, nearest first."""
+        line = [cls]
+        while len(line) < 16:
+            bases = [b for b in self.class_bases.get(line[-1], ()) if b in self.class_texts]
+            if not bases:
+                break
+            line.append(bases[0])
+        return line
 
     def _built_in_variable(self, exc: ast.expr, scope: Scope) -> ast.Call | None:
         """The call that built the exception a raised name holds, when the function
@@ -1416,6 +1488,39 @@ class FileVisitor:
                 is_method=is_method,
             )
         )
+
+
+def _class_texts(node: ast.ClassDef) -> dict[str, tuple[str, int]]:
+    """The class body's `name = "text"` assignments, with their lines."""
+    out: dict[str, tuple[str, int]] = {}
+    for stmt in node.body:
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
+        if isinstance(stmt, ast.AnnAssign):
+            target = stmt.target
+        value = getattr(stmt, "value", None)
+        if (
+            isinstance(target, ast.Name)
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+        ):
+            out[target.id] = (value.value, stmt.lineno)
+    return out
+
+
+def _init_sets(node: ast.ClassDef) -> frozenset[str]:
+    """The attributes the class's __init__ assigns on `self`."""
+    out: set[str] = set()
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+            for sub in ast.walk(stmt):
+                if (
+                    isinstance(sub, ast.Attribute)
+                    and isinstance(sub.ctx, ast.Store)
+                    and isinstance(sub.value, ast.Name)
+                    and sub.value.id == "self"
+                ):
+                    out.add(sub.attr)
+    return frozenset(out)
 
 
 def _text_values(node: ast.expr) -> list[ast.expr]:
