@@ -923,12 +923,13 @@ class FileVisitor:
         if own is None:
             return []
         out.append(own)
-        for cls in self.class_texts:
-            if cls != owner and owner in self._line_of(cls) and attr in self.class_texts[cls]:
-                if attr not in self.init_sets.get(cls, frozenset()):
-                    found = self.class_texts[cls][attr]
-                    if found not in out and len(out) < MAX_VARIANTS:
-                        out.append(found)
+        for cls, texts in self.class_texts.items():
+            if cls == owner or attr not in texts or owner not in self._line_of(cls):
+                continue
+            if attr not in self.init_sets.get(cls, frozenset()):
+                found = texts[attr]
+                if found not in out and len(out) < MAX_VARIANTS:
+                    out.append(found)
         return out
 
     def _line_of(self, cls: str) -> list[str]:
