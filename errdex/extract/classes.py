@@ -30,6 +30,9 @@ from errdex.model import Hole, Message, Part, Text
 # The hole for what the raise passes as the message: the first positional argument, as
 # BaseException.__str__ shows it.
 MESSAGE_HOLE = "self.args[0]"
+# The raise's first argument %-formatted with the others, as the hole's conversion:
+# `self.args[0] % self.args[1:]` (dateutil's ParserError("Unknown string format: %s", s))
+ARGS_FORMATTED = "%args"
 # A class attribute formatted with the raise's keyword arguments, as the hole's conversion:
 # `self.message.format(**kw)`, `self.message % kw`
 FORMATTED = "format"
@@ -138,9 +141,12 @@ def class_recipe(node: ast.ClassDef, render: Render) -> Message | None:
 
 
 def _made_here(part: Part) -> bool:
-    """Text the class itself contributes: a literal, or a class-level string."""
+    """Text the class itself contributes: a literal, a class-level string, or the
+    raise's arguments formatted in a way of its own."""
     if isinstance(part, Text):
         return bool(part.text.strip())
+    if part.conversion == ARGS_FORMATTED:
+        return True
     return part.expr.startswith("self.") and part.expr[5:].isidentifier()
 
 
@@ -216,8 +222,11 @@ def _read_str(
     from_init: list[Part] | None,
     has_init: bool,
 ) -> list[Part] | None:
-    """The template of what __str__ returns, when it ends in one `return`."""
+    """The template of what __str__ returns, when it ends in one `return` (or is one
+    `try:` whose block does: what it returns when nothing fails)."""
     body = [s for s in method.body if not _is_docstring(s)]
+    if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+        body = body[0].body
     if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
         return None
     if any(isinstance(n, ast.Return) for s in body[:-1] for n in ast.walk(s)):
@@ -298,6 +307,8 @@ class _Builder(TemplateBuilder):
         return super().parts_Call(node)
 
     def parts_BinOp(self, node: ast.BinOp) -> list[Part] | None:
+        if isinstance(node.op, ast.Mod) and _message_of(node.left) and _rest_of_args(node.right):
+            return [Hole(expr=MESSAGE_HOLE, conversion=ARGS_FORMATTED, tree=_ARGS0)]
         if isinstance(node.op, ast.Mod) and _is_self_attr(node.left):
             assert isinstance(node.left, ast.Attribute)
             return [_self_hole(node.left.attr, PERCENT)]
@@ -319,6 +330,17 @@ def _message_of(node: ast.expr) -> bool:
                 and isinstance(node.args[0], ast.Name)
                 and node.args[0].id == "self"
             )
+    return False
+
+
+def _rest_of_args(node: ast.expr) -> bool:
+    """`self.args[1:]`."""
+    match node:
+        case ast.Subscript(
+            value=ast.Attribute(value=ast.Name(id="self"), attr="args"),
+            slice=ast.Slice(lower=ast.Constant(value=1), upper=None, step=None),
+        ):
+            return True
     return False
 
 
@@ -382,6 +404,7 @@ def _argument(keyword: str | None, node: ast.expr, builder: TemplateBuilder) -> 
     return ArgFact(keyword=keyword, template=builder.build(node), source=source, tree=tree_of(node))
 
 
+_ARGS0 = field_tree(MESSAGE_HOLE)
 _SUPER_STR_CALL = Call(func=Attribute(value=Call(func=Name(id="super")), attr="__str__"))
 
 

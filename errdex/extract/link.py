@@ -10,7 +10,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from errdex.expr import Name, Opaque
-from errdex.extract.classes import FORMATTED, MESSAGE_HOLE, PERCENT, template_fields
+from errdex.extract.classes import (
+    ARGS_FORMATTED,
+    FORMATTED,
+    MESSAGE_HOLE,
+    PERCENT,
+    template_fields,
+)
 from errdex.extract.facts import (
     ArgFact,
     CallFact,
@@ -21,7 +27,7 @@ from errdex.extract.facts import (
     RawSite,
 )
 from errdex.extract.names import ClassRef, Names, class_like, held_class
-from errdex.extract.templates import fill_params, merge
+from errdex.extract.templates import fill_params, merge, percent_parts
 from errdex.identity import site_id
 from errdex.model import (
     ErrorSite,
@@ -375,6 +381,8 @@ class Linker(Names):
         def filled(part: Part) -> list[Part]:
             if isinstance(part, Text):
                 return [part]
+            if part.conversion == ARGS_FORMATTED:
+                return _args_formatted(positional) or [Hole(expr=part.expr, tree=part.tree)]
             if part.conversion in (FORMATTED, PERCENT):
                 text = self._class_string(raiser, part.expr.removeprefix("self."))
                 if text is None:
@@ -585,6 +593,28 @@ def _class_passed(factory: HelperFact, raised: Raised) -> str | None:
     if index < len(raised.args):
         return raised.args[index] or ""
     return None
+
+
+def _args_formatted(positional: list[ArgFact]) -> list[Part] | None:
+    """`args[0] % args[1:]` of a raise whose first argument is a literal %-format:
+    each field filled by the argument of its place (None when the format is not)."""
+    if not positional or not positional[0].template.static:
+        return None
+    fields = percent_parts(positional[0].template.literal_text)
+    rest = positional[1:]
+    out: list[Part] = []
+    for part in fields:
+        if isinstance(part, Text):
+            out.append(part)
+            continue
+        if not part.expr.isdigit() or int(part.expr) >= len(rest):
+            return None  # `%(name)s`, or more fields than arguments: str() falls back
+        arg = rest[int(part.expr)]
+        if part.conversion is None:
+            out.extend(arg.template.parts)
+        else:
+            out.append(Hole(expr=arg.source, conversion=part.conversion, tree=arg.tree))
+    return out
 
 
 def _fill(helper: HelperFact, template: Message, args: tuple[ArgFact, ...]) -> Message:
