@@ -3,6 +3,7 @@
 # calls to raise helpers, and stable ids.
 from __future__ import annotations
 
+import ast
 import builtins
 import sys
 from collections import Counter
@@ -27,7 +28,7 @@ from errdex.extract.facts import (
     RawSite,
 )
 from errdex.extract.names import ClassRef, Names, class_like, held_class
-from errdex.extract.templates import fill_params, merge, percent_parts
+from errdex.extract.templates import fill_params, is_stringish, merge, percent_parts
 from errdex.identity import site_id
 from errdex.model import (
     ErrorSite,
@@ -87,6 +88,21 @@ class Linker(Names):
         written = self.resolve(raw.exception, facts)
         found = self.factories.get(written) if raw.kind == "raise" else None
         factory = found if found is not None and not found[0].is_method else None
+        maker = raw.raised.maker if raw.raised is not None else None
+        if factory is None and raw.kind == "raise" and maker is not None and not raw.args:
+            # `raise self.make_not_authenticated_error()`: a method's one return
+            found = self._factory(maker, raw.owner_class, facts)
+            if found is not None and found[0].class_param is None:
+                factory = found
+        if raw.raised is None:  # an assert, a helper's call: `exception` names the class
+            name, qualname = self._one_class((raw.exception,), facts)
+        else:
+            name, qualname = self._raised_class(raw.raised, raw.owner_class, facts)
+        made_by = written  # the class whose __init__ and __str__ make the text
+        if written not in self.classes and qualname in self.classes:
+            # `raise client_error(key, exc)` of a parameter `client_error=ClientConnectorError`
+            made_by = qualname
+        name, qualname = _ALIASES.get(qualname, (name, qualname))
         message: Message | None
         if factory is not None and factory[0].message is not None:
             # raise make_error(...): the text the factory returns; explain reads its class
@@ -94,16 +110,11 @@ class Linker(Names):
             message = replace(_fill(made, factory[0].message, raw.args), source="factory")
             written = self.resolve(made.exception, made_in)
         else:
-            raw = self._aligned(raw, written)
-            message, handed, start = self._class_message(raw, written)
+            raw = self._aligned(raw, made_by)
+            message, handed, start = self._class_message(raw, made_by)
             if message is None:
-                message = self._own_message(handed, written, start) if handed.args else raw.message
+                message = self._own_message(handed, made_by, start) if handed.args else raw.message
         self.written.append(written)
-        if raw.raised is None:  # an assert, a helper's call: `exception` names the class
-            name, qualname = self._one_class((raw.exception,), facts)
-        else:
-            name, qualname = self._raised_class(raw.raised, raw.owner_class, facts)
-        name, qualname = _ALIASES.get(qualname, (name, qualname))
         bases = self.ancestors(qualname) if qualname in self.classes else ()
         text = "" if message is None else message.text
         key = (raw.location.file, raw.location.function, raw.exception, text)
@@ -398,8 +409,10 @@ class Linker(Names):
                 return [part]
             if part.conversion is None and part.format_spec is None:
                 return list(arg.template.parts)
-            if part.conversion == "r" and part.format_spec is None and arg.template.static:
-                return [Text(text=repr(arg.template.literal_text))]  # {char!r} of "="
+            if part.conversion == "r" and part.format_spec is None and _is_text(arg):
+                if arg.template.static:  # {char!r} of "=": "'='"
+                    return [Text(text=repr(arg.template.literal_text))]
+                return [Text(text="'"), *arg.template.parts, Text(text="'")]  # as repr quotes
             return [
                 Hole(
                     expr=arg.source,
@@ -593,6 +606,16 @@ def _class_passed(factory: HelperFact, raised: Raised) -> str | None:
     if index < len(raised.args):
         return raised.args[index] or ""
     return None
+
+
+def _is_text(arg: ArgFact) -> bool:
+    """Whether an argument is written as text: a string literal, an f-string, text
+    concatenated or %-formatted (what `!r` shows in quotes)."""
+    try:
+        node = ast.parse(arg.source, mode="eval").body
+    except SyntaxError:
+        return False
+    return is_stringish(node)
 
 
 def _args_formatted(positional: list[ArgFact]) -> list[Part] | None:
