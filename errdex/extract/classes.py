@@ -16,6 +16,7 @@ from errdex.extract.facts import ArgFact
 from errdex.extract.members import MESSAGE_PARAMS
 from errdex.extract.render import Render
 from errdex.extract.templates import (
+    MAX_VARIANTS,
     TemplateBuilder,
     Variant,
     gettext_text,
@@ -116,9 +117,10 @@ def init_defaults(node: ast.ClassDef, render: Render) -> tuple[tuple[str, Messag
     return tuple(out)
 
 
-def class_recipe(node: ast.ClassDef, render: Render) -> Message | None:
-    """The text the class makes of its arguments, or None when it leaves that to its
-    base (no __init__ that builds text, no __str__ that we can read)."""
+def class_recipes(node: ast.ClassDef, render: Render) -> tuple[tuple[Message, int], ...]:
+    """Each text the class makes of its arguments, with the line that makes it: one, or
+    one per `return` of a __str__ that returns along several branches (pint's
+    UndefinedUnitError: one unit, or several); () when it leaves the text to its base."""
     methods = {
         s.name: s for s in node.body if isinstance(s, ast.FunctionDef) and not s.decorator_list
     }
@@ -134,10 +136,14 @@ def class_recipe(node: ast.ClassDef, render: Render) -> Message | None:
         if str_method is None
         else _read_str(str_method, render, attrs, from_init, init is not None)
     )
-    parts = from_str if from_str is not None else from_init
-    if parts is None or not any(_made_here(p) for p in parts):
-        return None  # nothing but what the raise passes: the raise's own text
-    return Message(parts=merge(parts), source="exception-class")
+    if from_str is None:
+        line = node.lineno if init is None else init.lineno
+        from_str = [] if from_init is None else [(from_init, line)]
+    if not any(_made_here(p) for parts, _ in from_str for p in parts):
+        return ()  # nothing but what the raise passes: the raise's own text
+    return tuple(
+        (Message(parts=merge(parts), source="exception-class"), line) for parts, line in from_str
+    )[:MAX_VARIANTS]
 
 
 def _made_here(part: Part) -> bool:
@@ -221,23 +227,69 @@ def _read_str(
     attrs: dict[str, list[Part]],
     from_init: list[Part] | None,
     has_init: bool,
-) -> list[Part] | None:
-    """The template of what __str__ returns, when it ends in one `return` (or is one
-    `try:` whose block does: what it returns when nothing fails)."""
+) -> list[tuple[list[Part], int]] | None:
+    """The templates of what __str__ returns, with their lines: its last `return`, and
+    each `if ...: return ...` before it (a `try:` that is the whole body: its block,
+    what it returns when nothing fails). Text a variable is given and added to with
+    `+=` is read; what an `if` without a return adds is left out (the shortest form).
+    None when it returns along other paths (a loop, a `with`)."""
     body = [s for s in method.body if not _is_docstring(s)]
     if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
         body = body[0].body
     if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
         return None
-    if any(isinstance(n, ast.Return) for s in body[:-1] for n in ast.walk(s)):
-        return None  # returns along several branches: not one template
     message: list[Part] = [Hole(expr=MESSAGE_HOLE, tree=field_tree(MESSAGE_HOLE))]
     if from_init is not None:
         message = from_init
     elif has_init:  # an __init__ that hands its base nothing we read: text unknown
         message = [Hole(expr="super().__str__()", tree=_SUPER_STR_CALL)]
-    builder = _Builder({}, render, attrs, None, message=message)
-    return list(builder.build(body[-1].value).parts)
+    env: dict[str, tuple[Variant, ...]] = {}
+    builder = _Builder(env, render, attrs, None, message=message)
+    out: list[tuple[list[Part], int]] = []
+
+    def returned(value: ast.expr, line: int) -> None:
+        for variant, _ in builder.variants(value):
+            if all(variant.parts != parts for parts, _ in out):
+                out.append((list(variant.parts), line))
+
+    for stmt in body[:-1]:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name):
+                value = stmt.value
+                if builder.knows(value) or _message_of(value) or _is_template_use(value):
+                    env[target.id] = ((builder.build(value), stmt.lineno),)
+                else:
+                    env.pop(target.id, None)
+            continue
+        if (
+            isinstance(stmt, ast.AugAssign)
+            and isinstance(stmt.op, ast.Add)
+            and isinstance(stmt.target, ast.Name)
+            and stmt.target.id in env
+        ):
+            tail = builder.build(stmt.value)
+            name = stmt.target.id
+            env[name] = tuple(
+                (Message(parts=merge([*m.parts, *tail.parts])), ln) for m, ln in env[name]
+            )
+            continue
+        returns = [n for n in ast.walk(stmt) if isinstance(n, ast.Return)]
+        if not returns:
+            continue  # `if self.screen: msg += ...`: left out
+        if not (
+            isinstance(stmt, ast.If)
+            and len(returns) == 1
+            and stmt.body
+            and stmt.body[-1] is returns[0]
+            and returns[0].value is not None
+        ):
+            return None  # returns along other paths: not templates we read
+        returned(returns[0].value, returns[0].lineno)
+    last = body[-1]
+    assert isinstance(last, ast.Return) and last.value is not None
+    returned(last.value, last.lineno)
+    return out
 
 
 class _Builder(TemplateBuilder):

@@ -41,6 +41,9 @@ class ClassFact:
     passes: tuple[ArgFact, ...] | None = None
     abstract: tuple[str, ...] = ()  # its methods under `@abstractmethod`, by name
     init_required: int | None = None  # __init__'s positional parameters with no default
+    # a __str__ that returns one of several texts: each, with the line of its return
+    # (`recipe` is None then)
+    recipes: tuple[tuple[Message, int], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -80,11 +80,13 @@ class Linker(Names):
             raw_sites = list(facts.sites) + list(self._helper_sites(facts))
             raw_sites.sort(key=lambda s: s.location.line)
             for raw in raw_sites:
-                yield self._finish(raw, facts, ordinals)
+                yield from self._finish(raw, facts, ordinals)
 
     def _finish(
         self, raw: RawSite, facts: FileFacts, ordinals: Counter[tuple[str, str, str, str]]
-    ) -> ErrorSite:
+    ) -> Iterator[ErrorSite]:
+        """The finished site of `raw`: one per text, when the class raised makes one of
+        several (a __str__ that returns along branches)."""
         written = self.resolve(raw.exception, facts)
         found = self.factories.get(written) if raw.kind == "raise" else None
         factory = found if found is not None and not found[0].is_method else None
@@ -103,19 +105,41 @@ class Linker(Names):
             # `raise client_error(key, exc)` of a parameter `client_error=ClientConnectorError`
             made_by = qualname
         name, qualname = _ALIASES.get(qualname, (name, qualname))
-        message: Message | None
+        messages: list[tuple[Message | None, str | None]]
         if factory is not None and factory[0].message is not None:
             # raise make_error(...): the text the factory returns; explain reads its class
             made, made_in = factory
-            message = replace(_fill(made, factory[0].message, raw.args), source="factory")
+            text_made = replace(_fill(made, factory[0].message, raw.args), source="factory")
+            messages = [(text_made, raw.variant)]
             written = self.resolve(made.exception, made_in)
         else:
             raw = self._aligned(raw, made_by)
-            message, handed, start = self._class_message(raw, made_by)
-            if message is None:
-                message = self._own_message(handed, made_by, start) if handed.args else raw.message
-        self.written.append(written)
+            made_texts, handed, start = self._class_message(raw, made_by)
+            messages = [(m, raw.variant) for m, _ in made_texts[:1]]
+            if len(made_texts) > 1:
+                messages = [
+                    (m, _joined_note(raw.variant, f"message as __str__ returns at line {line}"))
+                    for m, line in made_texts
+                ]
+            if not messages:
+                own = self._own_message(handed, made_by, start) if handed.args else raw.message
+                messages = [(own, raw.variant)]
         bases = self.ancestors(qualname) if qualname in self.classes else ()
+        for message, variant in messages:
+            self.written.append(written)
+            yield self._site(raw, facts, ordinals, message, variant, name, qualname, bases)
+
+    def _site(
+        self,
+        raw: RawSite,
+        facts: FileFacts,
+        ordinals: Counter[tuple[str, str, str, str]],
+        message: Message | None,
+        variant: str | None,
+        name: str,
+        qualname: str,
+        bases: tuple[str, ...],
+    ) -> ErrorSite:
         text = "" if message is None else message.text
         key = (raw.location.file, raw.location.function, raw.exception, text)
         ordinal = ordinals[key]
@@ -141,7 +165,7 @@ class Linker(Names):
             guard=raw.guard,
             inputs=inputs,
             cause=raw.cause,
-            variant=raw.variant,
+            variant=variant,
             unreachable=raw.unreachable,
         )
 
@@ -320,7 +344,9 @@ class Linker(Names):
             return replace(raw, args=lead + raw.args)
         return raw
 
-    def _class_message(self, raw: RawSite, qualname: str) -> tuple[Message | None, RawSite, int]:
+    def _class_message(
+        self, raw: RawSite, qualname: str
+    ) -> tuple[tuple[tuple[Message, int], ...], RawSite, int]:
         """The text the codebase's own exception class makes of the raise's arguments,
         when the class (or the nearest base that decides) builds it; else None. Beside
         it, the raise as the last base reached sees it: with the arguments each
@@ -328,18 +354,25 @@ class Linker(Names):
         `message="Request timed out."`), and the place in the class's line of the base
         those arguments are for."""
         if raw.kind not in ("raise", "helper") or qualname not in self.classes:
-            return None, raw, 0
+            return (), raw, 0
         delegated = False
         start = 0
         for place, cls in enumerate((qualname, *self.ancestors(qualname))):
             ref = self.classes.get(cls)
             if ref is None:
                 continue
-            if ref.fact.recipe is not None:
-                made = self._fill_recipe(ref.fact.recipe, ref.fact.init_params, raw, qualname)
-                if made.literal_text.strip() or raw.message is None:
+            recipes = ref.fact.recipes or (
+                () if ref.fact.recipe is None else ((ref.fact.recipe, ref.fact.line),)
+            )
+            if recipes:
+                params = ref.fact.init_params
+                made = tuple(
+                    (self._fill_recipe(recipe, params, raw, qualname), line)
+                    for recipe, line in recipes
+                )
+                if any(m.literal_text.strip() for m, _ in made) or raw.message is None:
                     return made, raw, start
-                return None, raw, start  # the class's text is all unknown: the raise's own
+                return (), raw, start  # the class's text is all unknown: the raise's own
             if ref.fact.passes is not None and len(ref.fact.passes) > 1:
                 # super().__init__(pool, url, message): the base builds the text of these
                 params = ref.fact.init_params
@@ -358,8 +391,8 @@ class Linker(Names):
                 start = place + 1
                 continue
             if ref.fact.message_param is not None and not delegated:
-                return None, raw, start  # an __init__ that hands its message on
-        return None, raw, start
+                return (), raw, start  # an __init__ that hands its message on
+        return (), raw, start
 
     def _fill_recipe(
         self,
@@ -606,6 +639,11 @@ def _class_passed(factory: HelperFact, raised: Raised) -> str | None:
     if index < len(raised.args):
         return raised.args[index] or ""
     return None
+
+
+def _joined_note(first: str | None, second: str) -> str:
+    """Two reasons a raise has several templates, as one `variant` note."""
+    return second if first is None else f"{first}; {second}"
 
 
 def _is_text(arg: ArgFact) -> bool:

@@ -267,6 +267,10 @@ class TemplateBuilder:
             return self.parts_JoinedStr(inner)  # f"{f'...'}" is the inner f-string itself
         if conversion is None and spec is None and isinstance(inner, ast.Constant):
             return [Text(text=str(inner.value))]
+        if conversion is None and spec is None and isinstance(inner, ast.Name):
+            known = self.parts_Name(inner)  # f"{msg} ..." of a variable holding text
+            if known is not None:
+                return known
         return [self.hole(inner, conversion, spec)]
 
     def parts_BinOp(self, node: ast.BinOp) -> list[Part] | None:

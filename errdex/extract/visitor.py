@@ -14,7 +14,7 @@ from typing import Any
 from errdex.extract.calls import written_calls
 from errdex.extract.classes import (
     class_delegation,
-    class_recipe,
+    class_recipes,
     class_strings,
     init_defaults,
 )
@@ -446,6 +446,7 @@ class FileVisitor:
         members = class_members(node, self.render)
         self.members[qualname] = {m.name: m for m in members}
         init_params, message_param, init_names = init_signature(node)
+        recipes = class_recipes(node, self.render)
         self.classes.append(
             ClassFact(
                 qualname=qualname,
@@ -456,7 +457,8 @@ class FileVisitor:
                 message_param=message_param,
                 doc=_first_paragraph(ast.get_docstring(node, clean=False)),
                 init_names=init_names,
-                recipe=class_recipe(node, self.render),
+                recipe=recipes[0][0] if len(recipes) == 1 else None,
+                recipes=recipes if len(recipes) > 1 else (),
                 strings=class_strings(node),
                 defaults=init_defaults(node, self.render),
                 passes=class_delegation(node, self.render),
