@@ -249,7 +249,7 @@ def _read_str(
 
     def returned(value: ast.expr, line: int) -> None:
         for variant, _ in builder.variants(value):
-            if all(variant.parts != parts for parts, _ in out):
+            if all(variant.parts != tuple(parts) for parts, _ in out):
                 out.append((list(variant.parts), line))
 
     for stmt in body[:-1]:
