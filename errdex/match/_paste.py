@@ -308,11 +308,48 @@ def parse_lines(lines: list[tuple[str, str]]) -> list[Segment]:
     in_traceback = False
     base_indent = 0
     loose: list[str] = []
+    pytest_e: int | None = None  # in pytest's `E   Class: message` lines: their indent
     for line, record in lines:
         body = line.strip()
         if record == "-":
             b.close()
+            pytest_e = None
             continue
+        if _pytest_error_line(line):
+            # pytest's report: the exception is the `E ` lines and nothing else (the
+            # locals --showlocals prints after them are not its message)
+            text = line[1:]
+            if pytest_e is not None and b.lines is not None:
+                b.lines.append(text[pytest_e:] if text[:pytest_e].isspace() else text.strip())
+                continue
+            head = exception_head(text.strip(), strict=True)
+            if head is not None:
+                b.start(head[0], head[1], record)
+                pytest_e = _indent(text)
+                continue
+        elif pytest_e is not None:
+            pytest_e = None
+            b.close()
+        where = _pytest_location(body)
+        if where is not None:
+            path, number, rest = where
+            if rest.startswith("in "):  # --tb=short: `pkg/mod.py:12: in func`
+                if b.lines is not None:
+                    b.close()
+                b.frames.append(Frame(path=path, line=number, function=rest[3:].strip()))
+                continue
+            last = b.segments[-1] if b.segments else None
+            shown = rest.rpartition(".")[2]
+            if (
+                last is not None
+                and not last.frames
+                and last.exception is not None
+                and (last.exception.rpartition(".")[2] == shown)
+            ):
+                # --tb=long: `pkg/mod.py:12: ValueError` under the `E` lines: where it
+                # was raised
+                b.segments[-1] = Segment(last.exception, last.message, (Frame(path, number, ""),))
+                continue
         if body in _TRACEBACK_HEADERS or body.endswith(_TRACEBACK_HEADERS):
             b.close()
             in_traceback, base_indent = True, _indent(line)
@@ -363,6 +400,22 @@ def parse_lines(lines: list[tuple[str, str]]) -> list[Segment]:
     if not whole:
         return segments
     return [*segments, embedded_segment(whole)]
+
+
+def _pytest_error_line(line: str) -> bool:
+    """Whether `line` is one of pytest's `E   ...` lines (E, then spaces)."""
+    return line.startswith("E  ") or line == "E"
+
+
+def _pytest_location(body: str) -> tuple[str, int, str] | None:
+    """(path, line, rest) of pytest's `path/to/mod.py:12: rest` line, else None."""
+    cut = body.find(".py:")
+    if cut <= 0 or " " in body[:cut]:
+        return None
+    number, colon, rest = body[cut + 4 :].partition(":")
+    if not colon or not number.isdigit() or (rest and not rest.startswith(" ")):
+        return None
+    return body[: cut + 3].replace("\\", "/"), int(number), rest.strip()
 
 
 def embedded_segment(text: str) -> Segment:
