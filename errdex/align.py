@@ -121,6 +121,12 @@ def _longest_prefix_end(lit: str, text: str, pos: int = 0) -> int:
     return _overlap(text[max(pos, len(text) - len(lit)) :], lit)
 
 
+def _one_period(lit: str) -> bool:
+    """Whether a literal ends in one full stop (not an ellipsis): what a quote of the
+    message may leave out."""
+    return lit.endswith(".") and not lit.endswith("..") and len(lit) > 1
+
+
 def align(lits: tuple[str, ...], text: str) -> Alignment | None:
     """Line up `lits` (literal parts; a hole between each two) with `text`.
 
@@ -137,6 +143,12 @@ def align(lits: tuple[str, ...], text: str) -> Alignment | None:
     first = lits[0]
     if first:
         p = text.find(first)
+        if p < 0 and n == 1 and _one_period(first) and text.endswith(first[:-1]):
+            # the whole message but its final period (an issue title, a quote)
+            start = size - len(first) + 1
+            return Alignment(
+                matched=len(first) - 1, complete=True, start=start, end=size, gaps=(), cut=False
+            )
         if p >= 0:
             start, pos, matched = p, p + len(first), len(first)
         elif size and first.find(text) >= 0:
@@ -159,6 +171,10 @@ def align(lits: tuple[str, ...], text: str) -> Alignment | None:
             p = size - len(lit)
         if p < 0:
             p = text.find(lit, pos)
+        if p < 0 and k == n - 1 and lit == ".":  # `... {x}.` quoted without its period
+            gaps[k - 1] = (pos, size)
+            pos = size
+            continue
         if p < 0 and lit[0] == " " and pos > 0 and text[pos - 1] == " ":
             # an empty value between two spaces: the text has only one of them
             p = text.find(lit[1:], pos)
@@ -174,7 +190,8 @@ def align(lits: tuple[str, ...], text: str) -> Alignment | None:
             matched += m
             tail_lits = lits[k + 1 :]
             stripped = lit.rstrip()
-            complete = m == len(stripped) > 0 and not any(tail_lits) and m > 0
+            whole = m == len(stripped) or (_one_period(stripped) and m == len(stripped) - 1)
+            complete = whole and not any(tail_lits) and m > 0
             if complete:
                 for j in range(k, n - 1):
                     gaps[j] = (size, size)
