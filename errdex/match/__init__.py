@@ -26,7 +26,7 @@ from errdex.model import Match, MatchResult
 from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, version_key
 
-__all__ = ["MAX_INPUT_BYTES", "Match", "MatchResult", "Matcher"]
+__all__ = ["MAX_INPUT_BYTES", "Match", "MatchResult", "Matcher", "with_values"]
 
 MAX_INPUT_BYTES = 256 * 1024
 MAX_CLOSEST = 5
@@ -125,7 +125,74 @@ def _variants(message: str) -> tuple[list[str], bool]:
         dewrapped = normalize(_dewrap(message))
         if dewrapped not in out:
             out.append(dewrapped)
+    elements = _tuple_elements(text)
+    if elements is not None:  # `ValueError("Unknown string format:", s)` shows the tuple
+        joined = " ".join(elements)
+        if joined not in out:
+            out.append(joined)
     return out, elided
+
+
+def with_values(text: str, values: dict[str, str]) -> str:
+    """`text` (a solution quoted from the message, a template) with each hole whose
+    value the match read written as that value: "Perhaps you meant https://{url}?" with
+    {"url": "example.com"} is "Perhaps you meant https://example.com?". Holes without a
+    value stay as they are. One pass over `text`."""
+    if not values or "{" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while True:
+        start = text.find("{", i)
+        end = -1 if start < 0 else text.find("}", start + 1)
+        if start < 0 or end < 0:
+            out.append(text[i:])
+            return "".join(out)
+        inner = text[start + 1 : end]
+        expr = inner.split("!", 1)[0].split(":", 1)[0]
+        value = values.get(expr) if "{" not in inner else None
+        out.append(text[i:start])
+        out.append(text[start : end + 1] if value is None else value)
+        i = end + 1
+
+
+def _tuple_elements(text: str) -> list[str] | None:
+    """The elements of a tuple as str() shows one, `('text', 'value', 3)`, when `text`
+    is that, with at least two elements and one of them text; else None. One pass."""
+    if len(text) < 6 or text[0] != "(" or text[-1] != ")":
+        return None
+    out: list[str] = []
+    quoted = False
+    i, end = 1, len(text) - 1
+    while i < end:
+        quote = text[i]
+        if quote in "'\"":
+            j = i + 1
+            chars: list[str] = []
+            while j < end and text[j] != quote:
+                if text[j] == "\\" and j + 1 < end:
+                    j += 1
+                chars.append(text[j])
+                j += 1
+            if j >= end:
+                return None
+            out.append("".join(chars))
+            quoted = True
+            i = j + 1
+        else:
+            j = text.find(", ", i, end)
+            j = end if j < 0 else j
+            token = text[i:j].strip()
+            if not token or "(" in token or "'" in token or '"' in token:
+                return None
+            out.append(token)
+            i = j
+        if i == end or (i == end - 1 and text[i] == ","):
+            break
+        if not text.startswith(", ", i):
+            return None
+        i += 2
+    return out if quoted and len(out) >= 2 else None
 
 
 class Matcher:
@@ -436,9 +503,11 @@ class Matcher:
             ambiguous = groups[(c.key, lits)] > 1
             ceiling = min(ceiling, c.score)
             matches.append(self._to_match(c, ceiling, ambiguous=ambiguous))
+        # near misses the text brought first, by how much of it fits; those only a
+        # frame of the traceback points at after them
         near = sorted(
             (c for c in cands if not c.credible and not c.excluded and _near(c)),
-            key=lambda c: (c.frame, c.alignment.matched if c.alignment else 0, c.score),
+            key=lambda c: (_text_near(c), _matched(c), c.frame, c.score),
             reverse=True,
         )[:MAX_CLOSEST]
         closest = tuple(self._to_match(c, c.score, ambiguous=False) for c in near)
@@ -537,6 +606,15 @@ def _fits(al: Alignment, lit_len: int, size: int) -> bool:
     if al.complete:
         return lit_len >= _MIN_SPECIFIC or (lit_len >= 3 and 2 * al.matched >= size)
     return al.matched >= _MIN_FRAGMENT and 100 * al.matched >= 35 * size
+
+
+def _matched(c: _Candidate) -> int:
+    return c.alignment.matched if c.alignment is not None else 0
+
+
+def _text_near(c: _Candidate) -> bool:
+    """Whether the text itself nearly fits (not a frame alone)."""
+    return _matched(c) >= 8
 
 
 def _near(c: _Candidate) -> bool:
