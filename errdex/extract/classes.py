@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import string
+from collections.abc import Mapping
 from dataclasses import replace
 
 from errdex.expr import Attribute, Call, Name
@@ -117,7 +118,9 @@ def init_defaults(node: ast.ClassDef, render: Render) -> tuple[tuple[str, Messag
     return tuple(out)
 
 
-def class_recipes(node: ast.ClassDef, render: Render) -> tuple[tuple[Message, int], ...]:
+def class_recipes(
+    node: ast.ClassDef, render: Render, texts: Mapping[str, tuple[Variant, ...]] | None = None
+) -> tuple[tuple[Message, int], ...]:
     """Each text the class makes of its arguments, with the line that makes it: one, or
     one per `return` of a __str__ that returns along several branches (pint's
     UndefinedUnitError: one unit, or several); () when it leaves the text to its base."""
@@ -129,7 +132,7 @@ def class_recipes(node: ast.ClassDef, render: Render) -> tuple[tuple[Message, in
     attrs: dict[str, list[Part]] = {}
     from_init: list[Part] | None = None
     if init is not None:
-        from_init, attrs = _read_init(init, render, own_strings)
+        from_init, attrs = _read_init(init, render, own_strings, texts=texts)
     str_method = methods.get("__str__")
     from_str = (
         None
@@ -174,12 +177,16 @@ def _read_init(
     render: Render,
     own_strings: set[str],
     passes: list[ArgFact] | None = None,
+    texts: Mapping[str, tuple[Variant, ...]] | None = None,
 ) -> tuple[list[Part] | None, dict[str, list[Part]]]:
     """What __init__ hands its base as the message, and what it stores on `self`; the
-    arguments of that call in `passes`, if given."""
+    arguments of that call in `passes`, if given. `texts`: the module's constants of
+    message text (`SUPPORT_MSG`)."""
     params = {a.arg for a in [*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs]}
     kwargs = init.args.kwarg.arg if init.args.kwarg else None
-    env: dict[str, tuple[Variant, ...]] = {}
+    env: dict[str, tuple[Variant, ...]] = {
+        k: v for k, v in (texts or {}).items() if k not in params
+    }
     attrs: dict[str, list[Part]] = {}
     message: list[Part] | None = None
     builder = _Builder(env, render, attrs, kwargs)

@@ -446,7 +446,7 @@ class FileVisitor:
         members = class_members(node, self.render)
         self.members[qualname] = {m.name: m for m in members}
         init_params, message_param, init_names = init_signature(node)
-        recipes = class_recipes(node, self.render)
+        recipes = class_recipes(node, self.render, self.texts)
         self.classes.append(
             ClassFact(
                 qualname=qualname,
