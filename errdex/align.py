@@ -171,7 +171,7 @@ def align(lits: tuple[str, ...], text: str) -> Alignment | None:
             p = size - len(lit)
         if p < 0:
             p = text.find(lit, pos)
-        if p < 0 and k == n - 1 and lit == ".":  # `... {x}.` quoted without its period
+        if p < 0 and lit == "." and not any(lits[k + 1 :]):  # `{x}.` without its period
             gaps[k - 1] = (pos, size)
             pos = size
             continue
