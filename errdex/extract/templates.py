@@ -18,6 +18,9 @@ MAX_VARIANTS = 6  # templates kept for one message built along different branche
 MAX_ITEMS = 16  # templates kept for the items of one list of messages joined later
 # The env key of a list whose items are message texts: `problems` -> `problems[]`
 ITEMS = "[]"
+# The env key that marks a list of messages holding items we do not read besides them
+# (`errors = self._validate()`, then `errors.append(...)`): `errors` -> `errors[?]`
+OPEN_ITEMS = "[?]"
 # The env key of a module-level dict whose values are message texts: `ERRORS` -> `ERRORS{}`
 VALUES = "{}"
 _DEDENT = frozenset({"dedent", "textwrap.dedent", "cleandoc", "inspect.cleandoc"})
@@ -190,7 +193,8 @@ class TemplateBuilder:
         out: list[Variant] = []
         for item, line in items:
             parts = item.parts
-            if len(items) > 1:  # the holes take the separators too: an item may come first
+            if len(items) > 1 or name + OPEN_ITEMS in self.env:
+                # the holes take the separators and the other items: any may come first
                 parts = (around, *parts, around)
             out.append((Message(parts=merge(list(parts)), source="joined-list"), line))
         return out

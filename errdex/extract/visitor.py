@@ -61,6 +61,7 @@ from errdex.extract.templates import (
     ITEMS,
     MAX_ITEMS,
     MAX_VARIANTS,
+    OPEN_ITEMS,
     VALUES,
     TemplateBuilder,
     Variant,
@@ -178,7 +179,7 @@ def _union(
     out: dict[str, tuple[Variant, ...]] = {}
     # a list's items: those either branch appended (a branch that appended none leaves
     # the items it had); any other name: only one both branches bound to text
-    lists = {k for k in a.keys() | b.keys() if k.endswith(ITEMS)}
+    lists = {k for k in a.keys() | b.keys() if k.endswith((ITEMS, OPEN_ITEMS))}
     for name in (a.keys() & b.keys()) | lists:
         merged = {v[0].text: v for v in (*a.get(name, ()), *b.get(name, ()))}
         out[name] = tuple(merged.values())[: MAX_ITEMS if name.endswith(ITEMS) else MAX_VARIANTS]
@@ -619,6 +620,8 @@ class FileVisitor:
                 # we do not read: the items appended are, and the join's holes the rest
                 builder = TemplateBuilder(block.env, render=self.render)
                 if builder.knows(item):
+                    if name + ITEMS not in block.env:
+                        block.env[name + OPEN_ITEMS] = ()
                     found = {v[0].text: v for v in block.env.get(name + ITEMS, ())}
                     for variant in builder.variants(item):
                         found.setdefault(variant[0].text, variant)
@@ -694,6 +697,7 @@ class FileVisitor:
                 value = node.value
                 builder = TemplateBuilder(block.env, render=self.render)
                 block.env.pop(target.id + ITEMS, None)
+                block.env.pop(target.id + OPEN_ITEMS, None)
                 if value is not None and builder.knows(value):
                     block.env[target.id] = tuple(builder.variants(value))[:MAX_VARIANTS]
                 else:
