@@ -7,6 +7,12 @@
 #    template of the real set's packages, matched against that same database.
 # 2. Issue 3's property, over every template of vllm 0.28.0: render each with random
 #    values and require its site at rank 1, or tied at the top with identical text.
+# 3. `shapes` (issue 31): the cases of benchmarks/data/shape_messages.jsonl, by the shape
+#    of text each is (made by the class, a variable then the class, a joined list, a
+#    helper, the argument a class's signature names, punctuation, partial, several
+#    arguments), their packages alone in one database; the property over every template
+#    of those packages; and, per package, the records whose message is a single hole.
+#    `python -m benchmarks.match_accuracy shapes` runs this part alone.
 from __future__ import annotations
 
 import json
@@ -23,13 +29,28 @@ from errdex import codec
 from errdex.errors import SourceError
 from errdex.index import index_source
 from errdex.match import Matcher
+from errdex.model import Hole
 from errdex.store import open_store
 
 SEED = 2026
 ROOT = Path(__file__).resolve().parent.parent
 DEV_SET = ROOT / "tests" / "data" / "dev_messages.jsonl"
 REAL_SET = Path(__file__).resolve().parent / "data" / "real_messages.jsonl"
-SHAPES = ("class-built", "list-joined", "wrapped", "partial", "near-duplicate", "plain")
+SHAPE_SET = Path(__file__).resolve().parent / "data" / "shape_messages.jsonl"
+SHAPES = (
+    "class-built",
+    "variable-class",
+    "list-joined",
+    "helper-built",
+    "message-argument",
+    "punctuation",
+    "partial",
+    "arguments",
+    "constant",
+    "wrapped",
+    "near-duplicate",
+    "plain",
+)
 _WRAPPED_TAGS = {
     "log-prefixed",
     "argparse-wrapped",
@@ -199,15 +220,84 @@ def _measure(matcher: Matcher, records: Iterable[dict[str, Any]], title: str) ->
     )
 
 
+def shape_messages(scratch: Path) -> str:
+    """Part 3: the shape cases, the property over their packages' templates, and the
+    records whose message is one hole, per package (vllm 0.28.0 among them)."""
+    shape_cases = cases(SHAPE_SET)
+    store = open_store(scratch / "shapes.sqlite")
+    refused: list[str] = []
+    for spec in sorted({f"{c['package']}=={c['version']}" for c in shape_cases}):
+        try:
+            index_source(f"pypi:{spec}", store)
+        except SourceError as exc:
+            refused.append(f"{spec}: {exc}")
+    matcher = Matcher(store)
+    counts: dict[tuple[str, str], list[int]] = {}
+    misses: list[str] = []
+    for case in shape_cases:
+        for form in ("message", "traceback"):
+            if form == "traceback" and "traceback" not in case:
+                continue
+            got = rank(matcher, case, form)
+            for key in ((str(case["shape"]), form), ("all", form)):
+                row = counts.setdefault(key, [0, 0, 0])
+                row[0] += got == 1
+                row[1] += got is not None and got <= 3
+                row[2] += 1
+            if got != 1:
+                misses.append(f"{case['id']} ({form}): rank {got}")
+    rows = [
+        [shape, form, f"{t1}/{n}", f"{t1 / n:.1%}", f"{t3}/{n}", f"{t3 / n:.1%}"]
+        for shape in (*SHAPES, "all")
+        for form in ("message", "traceback")
+        if (shape, form) in counts
+        for t1, t3, n in [counts[(shape, form)]]
+    ]
+    records = [r for r in store.iter_records() if r.site.message is not None]
+    holes: dict[str, list[int]] = {}
+    for r in records:
+        row = holes.setdefault(r.package, [0, 0])
+        row[1] += 1
+        parts = r.site.message.parts  # type: ignore[union-attr]
+        row[0] += len(parts) == 1 and isinstance(parts[0], Hole)
+    packages = sorted({c["package"] for c in shape_cases})
+    rendered = _measure(
+        matcher,
+        [codec.record_to_json(r) for r in records],
+        f"the {len(packages)} packages of the shape set, each template rendered once with "
+        f"random values (seed {SEED}), matched against their database",
+    )
+    store.close()
+    return (
+        f"messages of each shape users reported: {SHAPE_SET.relative_to(ROOT)} "
+        f"({len(shape_cases)} cases, {len(packages)} packages: {', '.join(packages)}), "
+        "their packages in one database (no --package)\n\n"
+        + table(rows, ["shape", "form", "top-1", "rate", "top-3", "rate"])
+        + "\n\nnot first: "
+        + ("; ".join(misses) or "none")
+        + ("\n\nnot indexed: " + "; ".join(refused) if refused else "")
+        + "\n\nrecords whose message is a single hole\n\n"
+        + table(
+            [[p, f"{h:,}", f"{n:,}"] for p, (h, n) in sorted(holes.items())],
+            ["package", "one hole", "with a message"],
+        )
+        + "\n\n"
+        + rendered
+    )
+
+
 def main() -> None:
-    parts = sys.argv[1:] or ["real", "property"]
+    parts = sys.argv[1:] or ["real", "property", "shapes"]
     with tempfile.TemporaryDirectory() as scratch:
         out = []
         if "real" in parts:
             out.append(real_messages(Path(scratch)))
         if "property" in parts:
             out.append(property_check(Path(scratch)))
-    save("match_accuracy.md", "\n\n".join(out))
+        if "shapes" in parts:
+            out.append(shape_messages(Path(scratch)))
+    name = "match_accuracy_shapes.md" if parts == ["shapes"] else "match_accuracy.md"
+    save(name, "\n\n".join(out))
 
 
 if __name__ == "__main__":
