@@ -174,6 +174,27 @@ def test_class_level_templates_and_a_message_parameters_default() -> None:
     assert [t for t, _ in _texts(sites, "send")] == ["Request timed out.", "Connection error."]
 
 
+def test_an_init_that_builds_the_text_its_str_returns() -> None:
+    sites = index_snippet(
+        """
+        class AdapterMissing(Exception):
+            def __init__(self, name, path):
+                message = f"Loading {name} failed: nothing at {path}"
+                self.message = message
+
+            def __str__(self):
+                return self.message
+
+
+        def load(request):
+            raise AdapterMissing(request.name, request.path)
+        """
+    )
+    assert _texts(sites, "load") == [
+        ("Loading {request.name} failed: nothing at {request.path}", "exception-class")
+    ]
+
+
 def test_class_string_of_the_raising_class_and_its_subclasses() -> None:
     sites = index_snippet(
         """

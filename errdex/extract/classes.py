@@ -203,8 +203,10 @@ def _read_init(
                     env.pop(target.id, None)
             elif _is_self_attr(target):
                 assert isinstance(target, ast.Attribute)
-                if isinstance(value, ast.Name) and value.id in params:
+                if isinstance(value, ast.Name) and value.id in params and value.id not in env:
                     attrs[target.attr] = [Hole(expr=value.id, tree=Name(id=value.id))]
+                elif isinstance(value, ast.Name) and len(env.get(value.id, ())) == 1:
+                    attrs[target.attr] = list(env[value.id][0][0].parts)  # `self.message = message`
                 elif is_stringish(value) or _is_template_use(value):
                     attrs[target.attr] = list(builder.build(value).parts)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
