@@ -383,6 +383,10 @@ def test_an_exception_built_in_a_variable_a_table_a_list_and_alternatives() -> N
 
         def missing(path):
             raise FileNotFoundError(2, "No such file or directory", path)
+
+
+        def grouped(failures):
+            raise ExceptionGroup(f"{len(failures)} checks failed", failures)
         """
     )
     assert _texts(sites, "connect") == [("cannot reach {url}", "raise")]
@@ -402,6 +406,8 @@ def test_an_exception_built_in_a_variable_a_table_a_list_and_alternatives() -> N
     assert [t for t, _ in _texts(sites, "missing")] == [
         "[Errno 2] No such file or directory: {path!r}"
     ]
+    # str() of a group is its message and a count of its members, never the tuple
+    assert [t for t, _ in _texts(sites, "grouped")] == ["{len(failures)} checks failed"]
 
 
 _MATCHED = """

@@ -1634,8 +1634,9 @@ def _builtin_message(exception: str, args: list[ast.expr]) -> ast.expr | None:
     cls = getattr(builtins, exception.rpartition(".")[2], None)
     if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         return None
-    if issubclass(cls, UnicodeError):
-        return None  # five arguments rendered its own way
+    group = getattr(builtins, "BaseExceptionGroup", None)
+    if issubclass(cls, UnicodeError) or (group is not None and issubclass(cls, group)):
+        return None  # rendered their own way: five arguments; a message and its members
     if issubclass(cls, OSError) and len(args) in (2, 3):
         values: list[ast.expr] = [ast.Constant(value="[Errno "), _value(args[0])]
         values += [ast.Constant(value="] "), _value(args[1])]
