@@ -957,15 +957,18 @@ def test_vllm_line_number_trap_keeps_the_message_site(matcher: Matcher) -> None:
 
 
 def _generic_site(records: list[Record]) -> Record:
+    """A vllm raise whose whole message is one variable known only at run time
+    (`raise RuntimeError(err_msg)` of another exception's text)."""
     for rec in records:
         msg = rec.site.message
         if (
             rec.package == "vllm"
             and msg is not None
-            and [p.expr if isinstance(p, Hole) else None for p in msg.parts] == ["msg"]
+            and rec.site.exception.name == "RuntimeError"
+            and [p.expr if isinstance(p, Hole) else None for p in msg.parts] == ["err_msg"]
         ):
             return rec
-    raise AssertionError("no `raise X(msg)` site in vllm")
+    raise AssertionError("no `raise RuntimeError(err_msg)` site in vllm")
 
 
 @network
@@ -979,7 +982,7 @@ def test_vllm_traceback_frame_picks_a_generic_site(matcher: Matcher, records: li
     top = matcher.match(text).matches[0]
     assert (top.id, at(top)) == (rec.id, (loc.file, loc.line))
     assert top.note and "last frame" in top.note
-    assert top.values == {"msg": "something only this process knew"}
+    assert top.values == {"err_msg": "something only this process knew"}
 
 
 def _older(records: list[Record], shift: int) -> list[ErrorSite]:

@@ -249,7 +249,10 @@ def test_quoted_advice_fills_constants_and_leaves_out_private_code(tmp_path: Pat
             """,
         },
     )
-    weights = body(find(sites, "No weights. Please run {SCRIPT_URL} first.")).solutions
+    # the constant is text the message reads statically: its value is in the template
+    weights = body(
+        find(sites, "No weights. Please run https://example.org/get-weights.sh first.")
+    ).solutions
     assert "Please run https://example.org/get-weights.sh first." in weights
     assert not any("{" in s for s in weights)
     kind = body(sites["Unknown kind. Add a case in `_kind_of()` for it."]).solutions
