@@ -552,3 +552,89 @@ def test_text_near_misses_rank_above_frame_only_guesses(tmp_path: Path) -> None:
     assert not result.matches
     assert [c.function for c in result.closest][:2] == ["load", "run"]
     assert result.closest[1].label is not None and "last frame" in result.closest[1].label
+
+
+_PYDANTIC = {
+    "pydantic/__init__.py": "",
+    "pydantic/main.py": """
+        class BaseModel:
+            def __init__(self, **data):
+                validated_self = self.__pydantic_validator__.validate_python(data)
+                if validated_self is not self:
+                    raise TypeError("the validator returned another instance")
+    """,
+    "pydantic/v1/__init__.py": "",
+    "pydantic/v1/error_wrappers.py": """
+        class ValidationError(ValueError):
+            pass
+    """,
+    "pydantic/v1/main.py": """
+        from pydantic.v1.error_wrappers import ValidationError
+
+
+        def validate_model(errors, model):
+            if errors:
+                raise ValidationError(f"{len(errors)} validation error for {model.__name__}")
+    """,
+}
+
+_V2_TRACEBACK = """\
+Traceback (most recent call last):
+  File "/home/u/app.py", line 9, in <module>
+    User(name=1)
+  File "/home/u/.venv/lib/python3.12/site-packages/pydantic/main.py", line 4, in __init__
+    validated_self = self.__pydantic_validator__.validate_python(data)
+pydantic_core._pydantic_core.ValidationError: 1 validation error for User
+name
+  Input should be a valid string [type=string_type, input_value=1, input_type=int]
+"""
+
+
+def test_an_error_raised_in_a_compiled_extension_names_no_other_packages_raise(
+    tmp_path: Path,
+) -> None:
+    write_tree(tmp_path / "tree", _PYDANTIC)
+    store = open_store(tmp_path / "errdex.sqlite")
+    index_source(str(tmp_path / "tree"), store)
+    matcher = Matcher(store)
+    # the v1 raise fits the text, but its class is pydantic's, not pydantic_core's
+    assert matcher.match("ValidationError: 1 validation error for User").matches[0].file == (
+        "pydantic/v1/main.py"
+    )
+    result = matcher.match(_V2_TRACEBACK)
+    shown = [*result.matches, *result.closest]
+    assert not any(m.file.startswith("pydantic/v1/") for m in shown)
+    assert result.note is not None
+    assert "raised by pydantic_core._pydantic_core, a compiled extension" in result.note
+    text = render_text(result)
+    assert "pydantic/v1" not in text and "pydantic_core" in text
+
+
+def test_text_added_after_the_raise_is_said_to_come_from_elsewhere(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path / "tree",
+        {
+            "pkg/__init__.py": "",
+            "pkg/client.py": """
+                class APIError(Exception):
+                    pass
+
+
+                def call(url, status):
+                    raise APIError(f"Request to {url} failed with status {status}.")
+            """,
+        },
+    )
+    store = open_store(tmp_path / "errdex.sqlite")
+    index_source(str(tmp_path / "tree"), store)
+    matcher = Matcher(store)
+    for text, said in (
+        ("Request to /v1/x failed with status 500. (request id: req_abc123)", "after"),
+        ("[req_abc123] Request to /v1/x failed with status 500.", "before"),
+    ):
+        top = matcher.match(f"APIError: {text}").matches[0]
+        assert top.function == "call" and top.values == {"url": "/v1/x", "status": "500"}
+        assert top.note is not None and "came from elsewhere" in top.note
+        assert f"the text {said} it" in top.note and "req_abc123" in top.note
+    whole = matcher.match("APIError: Request to /v1/x failed with status 500.").matches[0]
+    assert whole.exact and whole.note is None

@@ -638,6 +638,13 @@ def _explain(c: _Candidate) -> tuple[list[str], str | None]:
         notes.append("raised in the function of the traceback's last frame")
     if c.text_ok and c.alignment is not None and not c.alignment.complete:
         notes.append("the text is only part of this message")
+    elif c.text_ok and c.alignment is not None:
+        added = _added_elsewhere(c.text, c.alignment)
+        if added:
+            notes.append(
+                f"this raise writes the message; {added} came from elsewhere "
+                "(code that rewrote the message after the raise, or the program's output)"
+            )
     if c.credible:
         return notes, None
     if c.frame == 2:
@@ -655,6 +662,18 @@ def _explain(c: _Candidate) -> tuple[list[str], str | None]:
     matched = c.alignment.matched if c.alignment is not None else 0
     lit_len = c.site.template.lit_len if c.site.template is not None else 0
     return notes, f"only part of the template fits ({matched} of {lit_len} literal characters)"
+
+
+def _added_elsewhere(text: str, al: Alignment) -> str:
+    """The text around a whole template that no part of it wrote (a request id put in
+    front, a server's answer appended), as `before: "..."` / `after: "..."`; or ""."""
+    said = []
+    for where, part in (("before it", text[: al.start]), ("after it", text[al.end :])):
+        part = part.strip()
+        if len(part.strip(".,:;()[]-— ")) >= 3:
+            short = part if len(part) <= 60 else part[:57] + "..."
+            said.append(f'the text {where} ("{short}")')
+    return " and ".join(said)
 
 
 def _best_alignment(lits: tuple[str, ...], variants: list[str]) -> tuple[Alignment | None, str]:
