@@ -437,6 +437,14 @@ _MATCHED = """
         raise ValueError(f"LoRA rank {r} is greater than max_lora_rank {max_rank}.")
 
 
+    def remove_columns(missing, columns):
+        raise ValueError(f"Column name {missing} not in the dataset. Current columns: {columns}")
+
+
+    def select_columns(missing, columns):
+        raise ValueError(f"Column name {missing} not in the dataset. Current columns: {columns}.")
+
+
     def scheme(url):
         raise ValueError(f"Invalid URL {url!r}: No scheme supplied. Perhaps you meant https://{url}?")
 """
@@ -456,6 +464,13 @@ def test_one_trailing_period_does_not_make_a_message_miss(tmp_path: Path) -> Non
     top = matcher.match("ValueError: LoRA rank 32 is greater than max_lora_rank 16").matches[0]
     assert top.function == "rank" and top.exact
     assert top.values == {"r": "32", "max_rank": "16"}
+    # a template that fits as written comes before one that needs its period left out
+    text = "Column name ['a'] not in the dataset. Current columns: []"
+    assert [m.function for m in matcher.match(text).matches[:2]] == [
+        "remove_columns",
+        "select_columns",
+    ]
+    assert matcher.match(text + ".").matches[0].function == "select_columns"
 
 
 def test_several_arguments_do_not_spill_into_the_values(tmp_path: Path) -> None:

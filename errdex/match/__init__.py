@@ -465,6 +465,9 @@ class Matcher:
                 exc_score = 2  # the qualified class the user saw: this package's
         complete = al is not None and al.complete
         matched = al.matched if al is not None else 0
+        # a whole template that needed its final period left out yields to one that fits
+        # as written (datasets' remove_columns beside select_columns, which ends in ".")
+        missing = lit_len - matched if complete else 0
         c.exact = bool(
             complete and al is not None and al.start == 0 and al.end == size and not elided
         )
@@ -477,6 +480,7 @@ class Matcher:
             c.fit,
             complete,
             exc_score,
+            -missing,
             matched,
             c.exact,
             -len(c.site.holes),
