@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from errdex.cli.match import render_text
 from errdex.index import index_source
 from errdex.match import Matcher, with_values
 from errdex.match._paste import parse_paste
