@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from errdex.errors import CacheWriteError, NetworkError, SourceError
+from errdex.errors import CacheWriteError, NetworkError, NotAvailable, SourceError
 from errdex.model import IndexFailure
 from errdex.sources import pypi
 from errdex.store import open_store
@@ -181,9 +181,16 @@ def run_batch(
     when retrying may help (see `retryable`), then recorded with its reason
     (Store.record_failure); the others go on. `on_outcome` hears of each as it ends.
 
-    Raises StoreError if `db` cannot be opened; ImportError without Ray installed.
+    Raises StoreError if `db` cannot be opened; NotAvailable without Ray installed, or
+    when `ray_address` is "auto" and no cluster runs here.
     """
-    import ray
+    try:
+        import ray
+    except ImportError as exc:
+        raise NotAvailable(
+            f"index-many runs its tasks on Ray, which is not installed here ({exc});"
+            " install it with pip install 'errdex[scale]'"
+        ) from exc
 
     report = on_outcome or (lambda outcome: None)
     outcomes: dict[str, Outcome] = {}
@@ -222,14 +229,23 @@ def _run_tasks(
         # A cluster made by `ray start` asks for its token (Ray's default); a driver that
         # has one offers it even when RAY_AUTH_MODE is unset.
         os.environ.setdefault("RAY_AUTH_MODE", "token")
-    ray.init(
-        address=ray_address,
-        num_cpus=workers if local else None,
-        include_dashboard=False if local else None,
-        log_to_driver=False,
-        logging_level="ERROR",
-        configure_logging=True,
-    )
+    try:
+        ray.init(
+            address=ray_address,
+            num_cpus=workers if local else None,
+            include_dashboard=False if local else None,
+            log_to_driver=False,
+            logging_level="ERROR",
+            configure_logging=True,
+        )
+    except ConnectionError as exc:  # Ray's word for no cluster where it looked
+        if local:
+            raise
+        raise NotAvailable(
+            f"--ray {ray_address} found no running Ray cluster ({exc}); start one with"
+            " `ray start --head`, give its address as --ray HOST:PORT, or leave --ray out"
+            " to run on a local Ray"
+        ) from exc
     try:
         # Retries are the driver's (max_retries=0): so that each attempt is counted, and a
         # source that can never work is not tried again.

@@ -15,7 +15,8 @@
 #   │   └── NoDatabase         there is no database where one is read
 #   ├── ErrorNotFound      no error with that id (or message) in the store
 #   │   └── AmbiguousMessage   several errors have that message
-#   └── InputTooLarge      user text over the size cap
+#   ├── InputTooLarge      user text over the size cap
+#   └── NotAvailable       what a command runs on is not installed or not running here
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -106,3 +107,9 @@ class AmbiguousMessage(ErrorNotFound):
 
 class InputTooLarge(ErrdexError):
     """User-supplied text is over the size cap."""
+
+
+class NotAvailable(ErrdexError):
+    """What a command runs on is not installed or not running on this machine (Ray for
+    index-many, the Ray cluster `--ray auto` looks for); the message says what to
+    install or start."""

@@ -177,3 +177,44 @@ def test_a_batch_completes_resumes_after_a_kill_and_reports_failures(
         assert failures[MISSING].attempts == 1  # a wrong source is not tried again
         assert failures["pypi:six==1.15.0"].attempts == 3  # the network: twice again
         assert "NetworkError" in failures["pypi:six==1.15.0"].reason
+
+
+# -- what the batch runs on, missing --------------------------------------------------------
+
+
+def _index_many(tmp_path: Path, *args: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
+    """`errdex index-many` of a one-tree list into a SQLite file, as a user runs it;
+    `prelude` is Python run first in the same process (to take Ray away)."""
+    tree = write_tree(tmp_path / "tree", {"tree/__init__.py": "raise ValueError('x')\n"})
+    listing = tmp_path / "sources.txt"
+    listing.write_text(f"{tree}\n")
+    argv = ["index-many", str(listing), "--db", str(tmp_path / "db.sqlite"), *args]
+    script = f"{prelude}\nimport sys\nsys.argv = ['errdex', *{argv!r}]\n"
+    script += "from errdex.cli import main\nmain()\n"
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "NO_COLOR": "1"}
+    env.pop("RAY_ADDRESS", None)
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_index_many_without_ray_says_what_to_install(tmp_path: Path) -> None:
+    # Ray is a dependency of errdex[scale], not of errdex: a None in sys.modules is how
+    # Python itself says a module cannot be imported
+    done = _index_many(tmp_path, prelude="import sys\nsys.modules['ray'] = None")
+    assert done.returncode == 1, done.stderr
+    assert "index-many runs its tasks on Ray, which is not installed here" in done.stderr
+    assert "pip install 'errdex[scale]'" in done.stderr
+    assert "internal error" not in done.stderr and "bug in errdex" not in done.stderr
+
+
+def test_index_many_on_ray_auto_without_a_cluster_says_what_to_start(tmp_path: Path) -> None:
+    from ray._private.services import find_bootstrap_address, find_gcs_addresses
+
+    if find_gcs_addresses() or find_bootstrap_address(None):
+        pytest.skip("a Ray cluster runs on this machine; --ray auto would find it")
+    done = _index_many(tmp_path, "--ray", "auto")
+    assert done.returncode == 1, done.stderr
+    assert "--ray auto found no running Ray cluster" in done.stderr
+    assert "ray start --head" in done.stderr and "leave --ray out" in done.stderr
+    assert "internal error" not in done.stderr and "bug in errdex" not in done.stderr

@@ -18,6 +18,7 @@ from errdex.errors import (
     InputTooLarge,
     NetworkError,
     NoDatabase,
+    NotAvailable,
     NotFoundError,
     PathOutsideTree,
     SourceError,
@@ -174,6 +175,7 @@ _KINDS: tuple[tuple[type[ErrdexError], str], ...] = (
     (SourceError, "bad-source"),
     (StoreError, "store"),
     (InputTooLarge, "too-large"),
+    (NotAvailable, "not-available"),
 )
 
 
