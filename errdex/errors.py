@@ -12,7 +12,8 @@
 #   │   │   └── NameTooLongError   a file name too long for the file system
 #   │   └── PathClashError     a member is both a file and a folder (or under a file)
 #   ├── StoreError         the database cannot be opened, is too new, or is corrupt
-#   │   └── NoDatabase         there is no database where one is read
+#   │   ├── NoDatabase         there is no database where one is read
+#   │   └── NotErrdexDatabase  the file or database there is something else
 #   ├── ErrorNotFound      no error with that id (or message) in the store
 #   │   └── AmbiguousMessage   several errors have that message
 #   ├── InputTooLarge      user text over the size cap
@@ -90,6 +91,16 @@ class NoDatabase(StoreError):
     def __init__(self, path: Path | str) -> None:
         super().__init__(f"there is no errdex database at {path}")
         self.path = path
+
+
+class NotErrdexDatabase(StoreError):
+    """The file or database at `where` is not an errdex database (another SQLite file,
+    not SQLite at all, another program's tables). Its message names no flag or variable:
+    each surface says how its user chose that database."""
+
+    def __init__(self, message: str, where: Path | str) -> None:
+        super().__init__(message)
+        self.where = where
 
 
 class ErrorNotFound(ErrdexError):

@@ -278,3 +278,15 @@ def test_a_bare_project_name_as_source_suggests_pypi_and_installed(tmp_path: Pat
     done = errdex("index", "requests", db=tmp_path / "errdex.sqlite")
     assert done.returncode == 1
     assert "write pypi:requests" in done.stderr and "installed:requests" in done.stderr
+
+
+def test_a_file_that_is_no_database_blames_how_it_was_chosen(tmp_path: Path) -> None:
+    notes = tmp_path / "notadb.sqlite"
+    notes.write_text("my notes, not a database\n")
+    by_flag = errdex("list", "--db", str(notes), db=tmp_path / "elsewhere.sqlite")
+    assert by_flag.returncode == 1
+    assert f"{notes} is not an errdex database" in by_flag.stderr
+    assert "give --db another file" in by_flag.stderr and "ERRDEX_DB" not in by_flag.stderr
+    by_env = errdex("list", db=notes)  # the helper sets ERRDEX_DB
+    assert by_env.returncode == 1
+    assert "ERRDEX_DB names it: point ERRDEX_DB at another file" in by_env.stderr

@@ -868,7 +868,8 @@ def test_explain_never_raises(tmp_path: Path, monkeypatch, capsys) -> None:
         raised = exc
     assert errdex.hook.explain(raised, not_a_db) is None
     err = capsys.readouterr().err
-    assert err.startswith("errdex: could not explain this error (StoreError: ")
+    # the store's own word for it (a StoreError)
+    assert err.startswith("errdex: could not explain this error (NotErrdexDatabase: ")
     assert err.count("\n") == 1 and str(not_a_db) in err
     monkeypatch.setenv("ERRDEX_DISABLE", "1")
     assert errdex.hook.explain(raised, not_a_db) is None

@@ -19,6 +19,7 @@ from errdex.errors import (
     NetworkError,
     NoDatabase,
     NotAvailable,
+    NotErrdexDatabase,
     NotFoundError,
     PathOutsideTree,
     SourceError,
@@ -231,9 +232,24 @@ def advice(exc: ErrdexError) -> str:
             f"{exc}; index a package into it first (errdex index SOURCE --db {exc.path}),"
             " or point --db or ERRDEX_DB at an existing database"
         )
+    if isinstance(exc, NotErrdexDatabase):
+        return f"{exc}; {_chosen_by()}"
     if isinstance(exc, PathOutsideTree):
         return f"--path {exc.path!r} leads outside {exc.root}; give a folder inside it"
     return str(exc)
+
+
+def _chosen_by() -> str:
+    """How the command's database was chosen, worded as what to change: --db when it was
+    given, else ERRDEX_DB when set, else the default."""
+    import os
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.params.get("db") is not None:
+        return "give --db another file or URL"
+    if os.environ.get("ERRDEX_DB"):
+        return "ERRDEX_DB names it: point ERRDEX_DB at another file, or give --db"
+    return "it is the default database: move it away, or give --db another file"
 
 
 @contextmanager

@@ -26,7 +26,7 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from errdex import codec, rank
-from errdex.errors import NoDatabase, StoreError
+from errdex.errors import NoDatabase, NotErrdexDatabase, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
@@ -311,18 +311,19 @@ class PostgresStore(StoreBase):
         if not tables:
             return None
         if "meta" not in tables:
-            raise StoreError(
+            raise NotErrdexDatabase(
                 f"{self.where} is not an errdex database: it has tables but not errdex's"
-                f" meta table (tables: {', '.join(sorted(tables)[:5])});"
-                " point --db at another database"
+                f" meta table (tables: {', '.join(sorted(tables)[:5])})",
+                self.where,
             )
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         try:
             return int(row[0]) if row is not None else int("")
         except ValueError as exc:
-            raise StoreError(
+            raise NotErrdexDatabase(
                 f"{self.where} is not an errdex database: its meta table has no valid"
-                f" schema_version ({row!r})"
+                f" schema_version ({row!r})",
+                self.where,
             ) from exc
 
     def _prepare(self, conn: Connection[Any], *, create: bool) -> None:

@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from errdex import codec, rank
-from errdex.errors import NoDatabase, StoreError
+from errdex.errors import NoDatabase, NotErrdexDatabase, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
@@ -387,8 +387,8 @@ class SqliteStore(StoreBase):
             raise StoreError(f"cannot open database {self.path}: {exc}") from exc
         except sqlite3.DatabaseError as exc:  # SQLITE_NOTADB and kin
             conn.close()
-            raise StoreError(
-                f"{self.path} is not an errdex database: {exc}; point ERRDEX_DB at another file"
+            raise NotErrdexDatabase(
+                f"{self.path} is not an errdex database: {exc}", self.path
             ) from exc
         self._local.conn = conn
         with self._lock:
@@ -401,18 +401,19 @@ class SqliteStore(StoreBase):
         if not tables:
             return None
         if "meta" not in tables:
-            raise StoreError(
+            raise NotErrdexDatabase(
                 f"{self.path} is not an errdex database: it is an SQLite file without errdex's"
-                f" meta table (tables: {', '.join(sorted(tables)[:5])});"
-                " point ERRDEX_DB at another file"
+                f" meta table (tables: {', '.join(sorted(tables)[:5])})",
+                self.path,
             )
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         try:
             return int(row[0])
         except (TypeError, ValueError) as exc:
-            raise StoreError(
+            raise NotErrdexDatabase(
                 f"{self.path} is not an errdex database: its meta table has no valid"
-                f" schema_version ({row!r})"
+                f" schema_version ({row!r})",
+                self.path,
             ) from exc
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
