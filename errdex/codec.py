@@ -56,6 +56,33 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+# The one error object of every surface: an API answer that is not 2xx and what a CLI
+# command prints on standard output under --json when it fails. `code` is a stable word
+# for programs (docs/architecture.md lists them), `message` the sentence for people.
+# The API's HTTP status says the rest; it is not repeated inside.
+HTTP_ERROR_CODES = {
+    400: "bad-request",
+    404: "not-found",
+    405: "method-not-allowed",
+    408: "timeout",
+    413: "too-large",
+    422: "usage",
+    500: "internal",
+    503: "busy",
+}
+
+
+def error_to_json(code: str, message: str) -> JSON:
+    """`{"error": {"code", "message"}}`: the error object of the API and of --json."""
+    return {"error": {"code": code, "message": message}}
+
+
+def http_error_to_json(status: int, message: str, code: str | None = None) -> JSON:
+    """The error object of an HTTP answer with `status`: `code` when the handler knows a
+    more specific one, else the status's (HTTP_ERROR_CODES; "http-NNN" for others)."""
+    return error_to_json(code or HTTP_ERROR_CODES.get(status, f"http-{status}"), message)
+
+
 def join_array_utf8(texts: Iterable[bytes], per_piece: int = 256) -> Iterator[bytes]:
     """The UTF-8 of `dumps` of a list whose items are given as the UTF-8 of their JSON
     text (as `dumps` writes one, without the newline), in pieces of `per_piece` items,

@@ -155,7 +155,17 @@ def test_clear_json_errors(client: httpx.Client) -> None:
     unknown = client.get("/api/packages/evil/9.9/errors")
     assert unknown.status_code == 404
     assert "indexed versions of evil: 1.0" in unknown.json()["error"]["message"]
-    assert client.get("/api/nothing").json()["error"]["status"] == 404
+    nothing = client.get("/api/nothing")
+    assert nothing.status_code == 404
+    assert nothing.json() == {
+        "error": {
+            "code": "not-found",
+            "message": "no page at /api/nothing; errors are at /errors/ID, the API under /api",
+        }
+    }
+    # one error object for the API and the CLI's --json: {"error": {"code", "message"}}
+    assert bad.json()["error"]["code"] == "usage" and missing.json()["error"]["code"] == "not-found"
+    assert set(missing.json()["error"]) == {"code", "message"}
 
 
 def test_request_bodies_are_capped(client: httpx.Client) -> None:
@@ -163,6 +173,7 @@ def test_request_bodies_are_capped(client: httpx.Client) -> None:
     declared = client.post("/api/match", json={"text": big})
     assert declared.status_code == 413
     assert "limit" in declared.json()["error"]["message"]
+    assert declared.json()["error"]["code"] == "too-large"
 
     def chunks() -> Iterator[bytes]:
         for _ in range(40):

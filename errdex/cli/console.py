@@ -152,12 +152,13 @@ def json_option(f: F) -> F:
 
 def fail(message: str, code: int = 1, *, kind: str | None = None) -> NoReturn:
     """Print `message` as one error line and leave with exit status `code`. Under
-    --json, standard output also gets {"error": {"code": kind, "message"}} for scripts;
+    --json, standard output also gets codec.error_to_json (the API's error object too);
     `kind` defaults to "usage" for exit status 2, else "error"."""
     ctx = click.get_current_context(silent=True)
     if ctx is not None and ctx.params.get("as_json"):
-        kind = kind or ("usage" if code == 2 else "error")
-        write_json({"error": {"code": kind, "message": message}})
+        from errdex import codec
+
+        write_json(codec.error_to_json(kind or ("usage" if code == 2 else "error"), message))
     if err.is_terminal:
         err.print(f"[bold red]error:[/] {escape(message)}")
     else:

@@ -429,9 +429,12 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or request.url.path == "/openapi.json"
 
 
-def _error_response(request: Request, renderer: Renderer, status: int, message: str) -> Response:
+def _error_response(
+    request: Request, renderer: Renderer, status: int, message: str, code: str | None = None
+) -> Response:
     if _wants_json(request):
-        return JSONResponse({"error": {"status": status, "message": message}}, status)
+        body = codec.dumps(codec.http_error_to_json(status, message, code)).encode()
+        return Response(body, status, media_type="application/json")
     page = Page(
         template="problem.html",
         context={"status": status, "message": message},
@@ -460,7 +463,9 @@ def _install_error_handlers(app: FastAPI, renderer: Renderer) -> None:
     @app.exception_handler(StoreError)
     def store_error(request: Request, exc: StoreError) -> Response:
         log.error("store error on %s: %s", request.url.path, exc)
-        return _error_response(request, renderer, 503, f"the database cannot be read: {exc}")
+        return _error_response(
+            request, renderer, 503, f"the database cannot be read: {exc}", "store"
+        )
 
     @app.exception_handler(StarletteHTTPException)
     def http_error(request: Request, exc: StarletteHTTPException) -> Response:

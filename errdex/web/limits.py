@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any, ClassVar
 
 import h11
@@ -22,6 +21,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
+
+from errdex import codec
 
 HEADER_TIMEOUT = 10.0  # seconds for a request line and its headers
 BODY_TIMEOUT = 30.0  # seconds for a whole request body (a 512 KiB body at 18 KB/s)
@@ -31,7 +32,7 @@ MAX_REQUESTS = 200  # requests in flight per server process
 
 def _answer(status: int, reason: str, message: str) -> bytes:
     """A whole HTTP/1.1 response with a JSON error body, closing the connection."""
-    body = json.dumps({"error": {"status": status, "message": message}}).encode()
+    body = codec.dumps(codec.http_error_to_json(status, message)).encode()
     return (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
@@ -228,7 +229,7 @@ async def _refuse(
     send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None
 ) -> None:
     """Answer `status` with a JSON error body and close the connection."""
-    body = json.dumps({"error": {"status": status, "message": message}}).encode()
+    body = codec.dumps(codec.http_error_to_json(status, message)).encode()
     await send(
         {
             "type": "http.response.start",
