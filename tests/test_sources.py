@@ -759,6 +759,40 @@ def test_pypi_hash_mismatch_is_refused(index: Index, tmp_path: Path) -> None:
     assert not list((tmp_path / "downloads").glob("bad-*"))
 
 
+def test_a_release_first_fetched_unpinned_is_indexed_offline_pinned(tmp_path: Path) -> None:
+    """`errdex index pypi:tiny` (the newest), then offline `pypi:tiny==2.0`: the
+    download made for the first serves the second, as the offline hint promises."""
+    served = Index()
+    top = "tiny-2.0"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
+        for path, text in {
+            f"{top}/PKG-INFO": "Metadata-Version: 2.1\nName: tiny\nVersion: 2.0\n",
+            f"{top}/tiny/__init__.py": "def f(n):\n    raise ValueError(f'bad {n}')\n",
+        }.items():
+            info = tarfile.TarInfo(path)
+            info.size = len(text.encode())
+            tf.addfile(info, io.BytesIO(text.encode()))
+    served.add("tiny", "tiny-2.0.tar.gz", buffer.getvalue())
+
+    def index(spec: str, db: str, url: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "ERRDEX_CACHE": str(tmp_path / "cache"), "ERRDEX_PYPI_INDEX": url}
+        return subprocess.run(
+            [sys.executable, "-m", "errdex", "index", spec, "--db", str(tmp_path / db)],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+
+    try:
+        online = index("pypi:tiny", "online.sqlite", served.url)
+    finally:
+        served.close()
+    assert online.returncode == 0, online.stderr
+    assert online.stdout.startswith("tiny 2.0: 1 files")
+    offline = index("pypi:tiny==2.0", "offline.sqlite", closed_port_url())
+    assert offline.returncode == 0, offline.stderr
+    assert offline.stdout.startswith("tiny 2.0: 1 files")
+
+
 def test_pypi_unreachable_is_network_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ERRDEX_PYPI_INDEX", closed_port_url())
     with pytest.raises(NetworkError, match="cannot reach the package index"):

@@ -112,8 +112,9 @@ def fetch(
     release = choose(name, version, files)
     path = _download(release, downloads, progress)
     digest = _sha256(path)
-    if version is not None:
-        _remember(release, version, digest, downloads)
+    # remembered under the version it is (the newest, when none was asked for), so that
+    # pypi:NAME==VERSION of a release first fetched unpinned works offline too
+    _remember(release, version or release.version, digest, downloads)
     return Download(release=release, path=path, sha256=digest)
 
 
