@@ -105,6 +105,64 @@ def test_src_layout_keeps_src_prefix(tmp_path: Path) -> None:
     assert snap.repo_url == "https://github.com/huggingface/transformers"
 
 
+# A package that would stop the indexer if it were imported: the version is read, the
+# code never runs.
+IMPORTED = "raise SystemExit('errdex imported me')\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "package"),
+    [
+        (  # setuptools in pyproject, flat layout, `version = version = ...`
+            {
+                "pyproject.toml": '[project]\nname = "attrpkg"\ndynamic = ["version"]\n\n'
+                "[tool.setuptools.dynamic]\n"
+                'version = {attr = "attrpkg.__version__"}\n',
+                "attrpkg/__init__.py": f"__version__ = version = '2.4.1'\n{IMPORTED}",
+            },
+            "attrpkg",
+        ),
+        (  # setuptools in setup.cfg, src layout, the attribute in a submodule, annotated
+            {
+                "setup.cfg": "[metadata]\nname = srcpkg\nversion = attr: srcpkg.about.VERSION\n"
+                "[options]\npackage_dir =\n    =src\n",
+                "src/srcpkg/__init__.py": IMPORTED,
+                "src/srcpkg/about.py": "VERSION: str = '2.4.1'\n",
+            },
+            "srcpkg",
+        ),
+        (  # hatch's version path
+            {
+                "pyproject.toml": '[project]\nname = "hatchpkg"\ndynamic = ["version"]\n\n'
+                '[tool.hatch.version]\npath = "hatchpkg/__about__.py"\n',
+                "hatchpkg/__init__.py": IMPORTED,
+                "hatchpkg/__about__.py": '__version__ = "2.4.1"\n',
+            },
+            "hatchpkg",
+        ),
+    ],
+)
+def test_a_dynamic_version_is_read_from_its_attribute_without_importing(
+    tmp_path: Path, files: dict[str, str], package: str
+) -> None:
+    root = write(tmp_path / package, files)
+    done = subprocess.run(
+        [sys.executable, "-m", "errdex", "index", str(root), "--db", str(tmp_path / "db.sqlite")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{package} 2.4.1: ")
+
+
+def test_a_dynamic_version_that_is_not_a_literal_stays_unknown(tmp_path: Path) -> None:
+    root = write(tmp_path / "calc", {
+        "pyproject.toml": '[project]\nname = "calc"\ndynamic = ["version"]\n'
+        '[tool.setuptools.dynamic]\nversion = {attr = "calc.__version__"}\n',
+        "calc/__init__.py": "VERSION = (1, 2)\n__version__ = '.'.join(map(str, VERSION))\n",
+    })  # fmt: skip
+    assert resolve(str(root), cache_dir=tmp_path / "cache").version == "0+unknown"
+
+
 def test_requirements_keep_their_extra_and_versions(tmp_path: Path) -> None:
     pyproject = write(
         tmp_path / "web",

@@ -3,6 +3,7 @@
 # `_version.py` that setuptools-scm writes. Nothing here imports or runs indexed code.
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,6 +33,10 @@ class TreeMetadata:
     # (distribution, extra, version specifier) of each requirement, extra "" for the
     # base ones, specifier "" when it names no version
     requires: tuple[tuple[str, str, str], ...] = ()
+    # where a dynamic version is declared to come from: ("attr", "pkg.__version__") for
+    # setuptools' `attr`, ("path", "src/pkg/__about__.py") for hatch's `path`; with the
+    # folder of the root package ("" or "src") for `attr`
+    version_from: tuple[str, str, str] | None = None
 
 
 def canonical_name(name: str) -> str:
@@ -295,7 +300,28 @@ def _from_pyproject(text: str) -> TreeMetadata:
         version=version if isinstance(version, str) else None,
         repo_url=pick_repo_url(urls),
         requires=tuple(r for r in requires if r is not None),
+        version_from=_pyproject_version_from(tool if isinstance(tool, dict) else {}),
     )
+
+
+def _table(data: object, *keys: str) -> dict[str, object]:
+    """The TOML table at `keys` under `data`, {} where there is none."""
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _pyproject_version_from(tool: dict[str, object]) -> tuple[str, str, str] | None:
+    """Where pyproject's `tool` table says a dynamic version is: setuptools'
+    `dynamic.version = {attr = "pkg.__version__"}` or hatch's `version.path`."""
+    attr = _table(tool, "setuptools", "dynamic", "version").get("attr")
+    if isinstance(attr, str):
+        package_dir = _table(tool, "setuptools", "package-dir").get("")
+        return "attr", attr.strip(), package_dir if isinstance(package_dir, str) else ""
+    path = _table(tool, "hatch", "version").get("path")
+    if isinstance(path, str):
+        return "path", path.strip(), ""
+    return None
 
 
 def _from_setup_cfg(text: str) -> TreeMetadata:
@@ -327,12 +353,76 @@ def _from_setup_cfg(text: str) -> TreeMetadata:
             urls.append(("Homepage", meta[key].strip()))
     version = meta.get("version", "").strip()
     static = version and not version.startswith(("attr:", "file:"))
+    version_from = None
+    if version.startswith("attr:"):
+        package_dir = ""
+        if parser.has_section("options"):  # package_dir = =src
+            for line in parser["options"].get("package_dir", "").splitlines():
+                key, _, folder = line.partition("=")
+                if not key.strip() and folder.strip():
+                    package_dir = folder.strip()
+        version_from = ("attr", version.removeprefix("attr:").strip(), package_dir)
     return TreeMetadata(
         name=meta.get("name", "").strip() or None,
         version=version if static else None,
         repo_url=pick_repo_url(urls),
         requires=found,
+        version_from=version_from,
     )
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def declared_version(root: Path, version_from: tuple[str, str, str]) -> str | None:
+    """The version a dynamic declaration names, read from the file it points to without
+    importing it: the string assigned to the attribute at module level (setuptools'
+    `attr`, as setuptools itself first tries), or `__version__` in hatch's `path`. None
+    when the file is not in the tree or the value is not a string literal."""
+    kind, target, package_dir = version_from
+    if kind == "path":
+        return _assigned_string(root / target, root, "__version__")
+    module, _, name = target.rpartition(".")
+    parts = module.split(".")
+    if not name or not all(_IDENTIFIER.fullmatch(p) for p in [*parts, name]):
+        return None
+    base = root / package_dir.strip("/") if package_dir.strip("/") else root
+    for candidate in (
+        base.joinpath(*parts, "__init__.py"),
+        base.joinpath(*parts[:-1], f"{parts[-1]}.py"),
+    ):
+        found = _assigned_string(candidate, root, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _assigned_string(path: Path, root: Path, name: str) -> str | None:
+    """The string literal assigned to `name` at the top level of the Python file at
+    `path` (`__version__ = version = "1.2"` and `__version__: str = "1.2"` included);
+    the last such assignment wins, as it would when the module ran."""
+    import ast
+
+    text = _read(path, root)
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text, str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: str | None = None
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            literal = value if isinstance(value, ast.Constant) else None
+            found = (
+                literal.value if literal is not None and isinstance(literal.value, str) else None
+            )
+    return found.strip() if found else None
 
 
 def read_tree_metadata(root: Path) -> TreeMetadata:
@@ -357,9 +447,12 @@ def read_tree_metadata(root: Path) -> TreeMetadata:
                 version=found.version or more.version,
                 repo_url=found.repo_url or more.repo_url,
                 requires=found.requires or more.requires,
+                version_from=found.version_from or more.version_from,
             )
         if found.name and found.version and found.repo_url and found.requires:
             break
+    if found.version is None and found.version_from is not None:
+        return dataclasses.replace(found, version=declared_version(root, found.version_from))
     return found
 
 
