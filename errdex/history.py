@@ -1,6 +1,6 @@
 # How the errors of a package change between two versions: added, removed, reworded,
-# retyped, moved. An id already carries an error unchanged across versions (lines left
-# out of it); what is left is paired by where it is, what guards it and what it says.
+# retyped, moved, relaid. An id already carries an error unchanged across versions (lines
+# left out of it); what is left is paired by where it is, what guards it and what it says.
 from __future__ import annotations
 
 import difflib
@@ -56,9 +56,11 @@ def diff_records(old: Iterable[Record], new: Iterable[Record]) -> list[Change]:
 
     Ids already match errors that did not change. The rest is paired in passes, each
     taking only what earlier passes left: the same message and class elsewhere (moved;
-    a message-less raise must also keep its place and guards), the same message in the
+    relaid when only a `src/` folder differs, the module and function being the same; a
+    message-less raise must also keep its place and guards), the same message in the
     same place with another class (retyped), a similar message of the same class in the
-    same place (reworded). What is left is added or removed.
+    same place (reworded; when one side has no message, the place and guards must be
+    the same). What is left is added or removed.
     """
     old_by_id = {r.id: r for r in old}
     new_by_id = {r.id: r for r in new}
@@ -92,11 +94,27 @@ def diff_records(old: Iterable[Record], new: Iterable[Record]) -> list[Change]:
             ]
         match = best(record, candidates)
         if match is not None:
-            pair("moved", record, match)
+            pair("relaid" if _place(match) == _place(record) else "moved", record, match)
     for record in gone:
-        if record.id in taken or not _message(record):
+        if record.id in taken:
             continue
         here = by_place.get(_place(record), [])
+        if not _message(record) or not all(_message(c) for c in here if c.id not in taken):
+            # a message given to a bare raise, or taken from one: what it says cannot be
+            # compared, so the same class, place and guards recognise it
+            bare = [
+                c
+                for c in here
+                if c.id not in taken
+                and _exception(c) == _exception(record)
+                and _guards(c) == _guards(record)
+                and (not _message(c) or not _message(record))
+            ]
+            if bare:
+                pair("reworded", record, bare[0])
+                continue
+            if not _message(record):
+                continue
         match = best(record, [c for c in here if _message(c) == _message(record)])
         if match is not None:
             pair("retyped", record, match)
@@ -114,7 +132,7 @@ def diff_records(old: Iterable[Record], new: Iterable[Record]) -> list[Change]:
 
     changes += [Change(kind="removed", old=r, new=None) for r in gone if r.id not in taken]
     changes += [Change(kind="added", old=None, new=r) for r in came if r.id not in taken]
-    order = {"added": 0, "removed": 1, "reworded": 2, "retyped": 3, "moved": 4}
+    order = {"added": 0, "removed": 1, "reworded": 2, "retyped": 3, "moved": 4, "relaid": 5}
 
     def sort_key(change: Change) -> tuple[int, str, int]:
         record = change.new or change.old
@@ -126,11 +144,33 @@ def diff_records(old: Iterable[Record], new: Iterable[Record]) -> list[Change]:
     return changes
 
 
+KINDS: tuple[ChangeKind, ...] = ("added", "removed", "reworded", "retyped", "moved", "relaid")
+
+
 def summary(changes: Sequence[Change]) -> dict[str, int]:
-    counts = dict.fromkeys(("added", "removed", "reworded", "retyped", "moved"), 0)
+    counts: dict[str, int] = dict.fromkeys(KINDS, 0)
     for change in changes:
         counts[change.kind] += 1
     return counts
+
+
+def _relaid_line(changes: Sequence[Change], *, markdown: bool) -> str | None:
+    """One line for every relaid error: they are the same modules, only under `src/` on
+    one side, and listing each would bury the changes that matter."""
+    relaid = [c for c in changes if c.kind == "relaid" and c.old and c.new]
+    if not relaid:
+        return None
+    into = {c.new.site.location.file.startswith("src/") for c in relaid if c.new}
+    src = "`src/`" if markdown else "src/"
+    where = f"in or out of {src}"
+    if into == {True}:
+        where = f"now under {src}"
+    elif into == {False}:
+        where = f"no longer under {src}"
+    return (
+        f"{len(relaid)} errors unchanged but for their folder ({where}):"
+        " the same modules and functions"
+    )
 
 
 def render_markdown(old_label: str, new_label: str, changes: Sequence[Change]) -> str:
@@ -152,13 +192,18 @@ def render_markdown(old_label: str, new_label: str, changes: Sequence[Change]) -
         lines += ["", f"### {title} ({len(group)})", ""]
         for change in group:
             lines.append("- " + _describe(change, markdown=True))
+    relaid = _relaid_line(changes, markdown=True)
+    if relaid is not None:
+        lines += ["", f"### Same code, another folder ({counts['relaid']})", "", relaid + "."]
     return "\n".join(lines) + "\n"
 
 
 def render_text(old_label: str, new_label: str, changes: Sequence[Change]) -> str:
     counts = summary(changes)
     head = f"{old_label} -> {new_label}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
-    return "\n".join([head, *(f"{c.kind:<9} {_describe(c, markdown=False)}" for c in changes)])
+    listed = [f"{c.kind:<9} {_describe(c, markdown=False)}" for c in changes if c.kind != "relaid"]
+    relaid = _relaid_line(changes, markdown=False)
+    return "\n".join([head, *listed, *([f"relaid    {relaid}"] if relaid else [])])
 
 
 def _around_difference(old: str, new: str, context: int = 40) -> tuple[str, str]:
@@ -195,39 +240,66 @@ def _describe(change: Change, *, markdown: bool) -> str:
         return f"{exc} at {where}: {code(before)} → {code(after)}"
     if change.kind == "retyped" and old and new:
         return f"{said(new)} at {where}: {_exception(old)} → {_exception(new)}"
-    if change.kind == "moved" and old and new:
+    if change.kind in ("moved", "relaid") and old and new:
         old_file, old_function = _where(old)
         return f"{exc} {said(new)}: {old_file} ({old_function}) → {where}"
     return f"{exc} at {where}: {said(record)}"
 
 
 def lineage(store: Store, record: Record) -> list[LineageEvent]:
-    """How one error came to be what it is: each change between consecutive indexed
-    versions of its package that touched it or its predecessors, oldest first."""
+    """How one error came to be what it is and what became of it: each change between
+    consecutive indexed versions of its package that touched it, its predecessors or its
+    successors, oldest first. From an older id too: what it was reworded, retyped, moved
+    or relaid into in later versions, and when it was removed."""
     package = record.package
     versions = [s.version for s in store.snapshots() if s.package == package]
-    wanted = {record.id}
+    present = set(record.versions) or {record.version}
+    inside = [i for i, v in enumerate(versions) if v in present]
+    if not inside:
+        return []
+    pairs = list(itertools.pairwise(versions))
+    # back from the first version that has it, forward from the last: in between the id
+    # is unchanged, so no change can touch it
+    before = _walk(store, package, pairs[: inside[0]][::-1], record.id, back=True)
+    after = _walk(store, package, pairs[inside[-1] :], record.id, back=False)
+    return [*before[::-1], *after]
+
+
+def _walk(
+    store: Store, package: str, pairs: Sequence[tuple[str, str]], start: str, *, back: bool
+) -> list[LineageEvent]:
+    """The changes that follow the error `start` across `pairs` of (older, newer)
+    versions, in the order given: walking `back`, from each change's newer side to its
+    older one (an error added ends the walk); forward, from the older side to the newer
+    one (an error removed ends it). Each version is read once."""
+    wanted = {start}
     events: list[LineageEvent] = []
-    newer: list[Record] | None = None  # each version is read once, walking back in time
-    for old_version, new_version in list(itertools.pairwise(versions))[::-1]:
-        if newer is None:
-            newer = list(store.iter_records(package=package, version=new_version))
-        older = list(store.iter_records(package=package, version=old_version))
+    held: dict[str, list[Record]] = {}  # the version the next pair shares with this one
+
+    def records(version: str) -> list[Record]:
+        found = held.get(version)
+        return (
+            found
+            if found is not None
+            else list(store.iter_records(package=package, version=version))
+        )
+
+    for old_version, new_version in pairs:
+        older, newer = records(old_version), records(new_version)
+        held = {old_version: older} if back else {new_version: newer}
         for change in diff_records(older, newer):
-            new = change.new
-            if new is None or new.id not in wanted:
+            near, far = (change.new, change.old) if back else (change.old, change.new)
+            if near is None or near.id not in wanted:
                 continue
-            if change.old is not None:
-                wanted.add(change.old.id)
-            if change.old is not None or change.kind == "added":
-                events.append(
-                    LineageEvent(
-                        kind=change.kind,
-                        old_version=old_version,
-                        new_version=new_version,
-                        old=change.old,
-                        new=change.new,
-                    )
+            if far is not None:
+                wanted.add(far.id)
+            events.append(
+                LineageEvent(
+                    kind=change.kind,
+                    old_version=old_version,
+                    new_version=new_version,
+                    old=change.old,
+                    new=change.new,
                 )
-        newer = older
-    return events[::-1]
+            )
+    return events

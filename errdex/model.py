@@ -481,7 +481,9 @@ class MatchResult:
 
 # -- what changed between versions ------------------------------------------------------
 
-ChangeKind = Kind["added", "removed", "reworded", "retyped", "moved"]
+# "relaid": the same error in the same module, only its file under `src/` on one side
+# and not the other (a move into a src/ layout, or an sdist beside an installed tree)
+ChangeKind = Kind["added", "removed", "reworded", "retyped", "moved", "relaid"]
 
 
 @dataclass(frozen=True, kw_only=True)

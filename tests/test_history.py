@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +23,7 @@ from errdex.history import diff_records, lineage, render_markdown, render_text, 
 from errdex.index import index_snapshot, index_source
 from errdex.model import Change, Record
 from errdex.sources import resolve
-from errdex.store import Store, open_store
+from errdex.store import SqliteStore, Store, open_store
 from tests.conftest import TEST_CACHE, require_pypi, write_tree
 
 network = pytest.mark.network
@@ -275,7 +278,9 @@ def test_every_kind_of_change_between_two_versions(ledger: Store) -> None:
             "currency codes have three letters",
         ),
     ]
-    assert summary(changes) == {"added": 3, "removed": 3, "reworded": 1, "retyped": 1, "moved": 1}
+    assert summary(changes) == {
+        "added": 3, "removed": 3, "reworded": 1, "retyped": 1, "moved": 1, "relaid": 0
+    }  # fmt: skip
     moved = changes[-1]
     assert moved.old and moved.old.site.location.file == "ledger/accounts.py"
     assert moved.new and moved.new.site.location.file == "ledger/money.py"
@@ -302,9 +307,12 @@ def test_unchanged_errors_keep_their_id_while_their_lines_move(ledger: Store) ->
     assert record.site.location.line == line_of("1.1", "ledger/accounts.py", "deposit must")
 
 
-def test_a_move_into_src_layout_is_only_moves(ledger: Store) -> None:
+def test_a_move_into_src_layout_is_only_relaid_errors(ledger: Store) -> None:
+    # the same modules and functions, only under src/: not moved, nor added and removed
     changes = diff(ledger, "1.1", "1.2")
-    assert summary(changes) == {"added": 0, "removed": 0, "reworded": 0, "retyped": 0, "moved": 9}
+    assert summary(changes) == {
+        "added": 0, "removed": 0, "reworded": 0, "retyped": 0, "moved": 0, "relaid": 9
+    }  # fmt: skip
     for change in changes:
         assert change.old and change.new
         assert change.new.site.location.file == "src/" + change.old.site.location.file
@@ -327,7 +335,7 @@ def test_a_reworded_message_is_shown_from_just_before_its_change(ledger: Store) 
     text = render_text("ledger 1.0", "ledger 1.1", changes)
     lines = text.splitlines()
     assert lines[0] == (
-        "ledger 1.0 -> ledger 1.1: 3 added, 3 removed, 1 reworded, 1 retyped, 1 moved"
+        "ledger 1.0 -> ledger 1.1: 3 added, 3 removed, 1 reworded, 1 retyped, 1 moved, 0 relaid"
     )
     withdraw = line_of("1.1", "ledger/accounts.py", "cannot withdraw")
     assert (
@@ -363,9 +371,27 @@ def test_release_notes_in_markdown(ledger: Store) -> None:
     assert "- NotImplementedError at ledger/accounts.py:" in notes
     assert "(legacy_import): `legacy import was removed; export from the old app as CSV`" in notes
     moves = render_markdown("1.1", "1.2", diff(ledger, "1.1", "1.2"))
-    assert [line for line in moves.splitlines() if line.startswith("### ")] == ["### Moved (9)"]
+    assert [line for line in moves.splitlines() if line.startswith("### ")] == [
+        "### Same code, another folder (9)"
+    ]
+    # one line for them all, not one per error; the other way (an installed tree beside
+    # the sdist of a src/ layout), the same errors
+    back = diff(ledger, "1.2", "1.1")
+    assert [c.kind for c in back] == ["relaid"] * 9
+    assert "(no longer under src/)" in render_text("1.2", "1.1", back)
+    assert moves.endswith(
+        "9 errors unchanged but for their folder (now under `src/`):"
+        " the same modules and functions.\n"
+    )
+    text = render_text("1.1", "1.2", diff(ledger, "1.1", "1.2")).splitlines()
+    assert text[1:] == [
+        "relaid    9 errors unchanged but for their folder (now under src/):"
+        " the same modules and functions"
+    ]
     # an error without a message says so, rather than showing empty backticks
-    assert "``" not in moves and "RuntimeError (no message): " in moves
+    notes = render_markdown("1.0", "1.1", diff(ledger, "1.0", "1.1"))
+    assert "``" not in notes and "TypeError at ledger/export.py:" in notes
+    assert "(export): (no message)" in notes
 
 
 def test_changes_as_json(ledger: Store) -> None:
@@ -398,12 +424,12 @@ def _newest(store: Store, function: str) -> Record:
 @pytest.mark.parametrize(
     ("function", "events"),
     [
-        ("Account.withdraw", [("1.0", "1.1", "reworded"), ("1.1", "1.2", "moved")]),
-        ("Account.close", [("1.0", "1.1", "retyped"), ("1.1", "1.2", "moved")]),
-        ("Account.transfer", [("1.0", "1.1", "added"), ("1.1", "1.2", "moved")]),
-        ("parse_currency", [("1.0", "1.1", "moved"), ("1.1", "1.2", "moved")]),
-        ("Account.deposit", [("1.1", "1.2", "moved")]),  # unchanged 1.0 -> 1.1
-        ("export", [("1.0", "1.1", "added"), ("1.1", "1.2", "moved")]),
+        ("Account.withdraw", [("1.0", "1.1", "reworded"), ("1.1", "1.2", "relaid")]),
+        ("Account.close", [("1.0", "1.1", "retyped"), ("1.1", "1.2", "relaid")]),
+        ("Account.transfer", [("1.0", "1.1", "added"), ("1.1", "1.2", "relaid")]),
+        ("parse_currency", [("1.0", "1.1", "moved"), ("1.1", "1.2", "relaid")]),
+        ("Account.deposit", [("1.1", "1.2", "relaid")]),  # unchanged 1.0 -> 1.1
+        ("export", [("1.0", "1.1", "added"), ("1.1", "1.2", "relaid")]),
     ],
 )
 def test_lineage_walks_back_through_every_version(
@@ -427,7 +453,7 @@ def test_lineage_of_a_reworded_error_carries_its_old_words(ledger: Store) -> Non
     assert record_to_json(reworded.old)["location"]["file"] == "ledger/accounts.py"
 
 
-def test_lineage_of_an_error_in_the_oldest_version_is_empty(ledger: Store) -> None:
+def test_lineage_of_a_removed_error_says_when_it_went(ledger: Store) -> None:
     gone = next(
         r
         for r in ledger.iter_records(package="ledger", version="1.0")
@@ -435,7 +461,65 @@ def test_lineage_of_an_error_in_the_oldest_version_is_empty(ledger: Store) -> No
     )
     record = ledger.get(gone.id)
     assert record is not None and record.versions == ("1.0",)
-    assert lineage(ledger, record) == []
+    assert [(e.old_version, e.new_version, e.kind) for e in lineage(ledger, record)] == [
+        ("1.0", "1.1", "removed")
+    ]
+
+
+def _oldest(store: Store, function: str) -> Record:
+    found = [
+        r
+        for r in store.iter_records(package="ledger", version="1.0")
+        if r.site.location.function == function
+    ]
+    record = store.get(found[0].id, version="1.0")
+    assert record is not None
+    return record
+
+
+def test_lineage_from_an_older_id_follows_it_forward(ledger: Store) -> None:
+    # the 1.0 id of withdraw's error: reworded in 1.1, then under src/ in 1.2
+    record = _oldest(ledger, "Account.withdraw")
+    assert record.versions == ("1.0",)
+    found = lineage(ledger, record)
+    assert [(e.old_version, e.new_version, e.kind) for e in found] == [
+        ("1.0", "1.1", "reworded"),
+        ("1.1", "1.2", "relaid"),
+    ]
+    assert found[0].old is not None and found[0].old.id == record.id
+    assert found[-1].new is not None and found[-1].new.id == _newest(ledger, "Account.withdraw").id
+    # the same lineage as from the newest id
+    assert [
+        (e.old_version, e.kind) for e in lineage(ledger, _newest(ledger, "Account.withdraw"))
+    ] == [(e.old_version, e.kind) for e in found]
+
+
+def test_history_of_an_older_id_through_the_cli(ledger: Store) -> None:
+    record = _oldest(ledger, "Account.close")
+    assert isinstance(ledger, SqliteStore)
+    done = subprocess.run(
+        [sys.executable, "-m", "errdex", "history", record.id, "--db", str(ledger.path)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"{record.id}  ledger: in 1.0"
+    assert lines[1].startswith("  1.0 -> 1.1: retyped RuntimeError -> AccountError  (id ")
+    assert lines[2].startswith("  1.1 -> 1.2: relaid ledger/accounts.py (Account.close) ->")
+
+
+def test_a_message_given_to_a_bare_raise_is_a_rewording(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "errdex.sqlite")
+    for version, raised in (("1.0", "raise KeyError"), ("2.0", "raise KeyError(f'no key {k}')")):
+        tree = write_tree(tmp_path / version / "keys", {
+            "pyproject.toml": f'[project]\nname = "keys"\nversion = "{version}"\n',
+            "keys/__init__.py": f"def get(d, k):\n    if k not in d:\n        {raised}\n",
+        })  # fmt: skip
+        index_source(str(tree), store, use_cache=False)
+    forward = diff(store, "1.0", "2.0", package="keys")
+    assert [brief(c) for c in forward] == [("reworded", "get", "get", "KeyError", "no key {k}")]
+    back = diff(store, "2.0", "1.0", package="keys")  # and the message taken away again
+    assert [c.kind for c in back] == ["reworded"]
 
 
 def test_a_second_version_reuses_the_facts_of_unchanged_files(tmp_path: Path) -> None:
@@ -484,7 +568,7 @@ def changes_of(store: Store) -> list[tuple[str, str, str]]:
     for change in diff(store, "2.31.0", "2.32.3", package="requests"):
         record = change.new or change.old
         assert record is not None
-        if change.kind != "moved":
+        if change.kind not in ("moved", "relaid"):
             message = record.site.message
             function = record.site.location.function
             out.append((change.kind, function, message.text if message else ""))
@@ -514,11 +598,11 @@ def test_added_removed_and_reworded_errors_are_the_ones_verified_by_hand(store: 
 
 
 @network
-def test_the_move_to_src_layout_is_moves_not_new_errors(store: Store) -> None:
+def test_the_move_to_src_layout_is_relaid_errors_not_new_ones(store: Store) -> None:
     changes = diff(store, "2.31.0", "2.32.3", package="requests")
     counts = summary(changes)
-    assert counts["retyped"] == 0 and counts["moved"] == 63
-    moved = [c for c in changes if c.kind == "moved"]
+    assert counts["retyped"] == 0 and counts["moved"] == 0 and counts["relaid"] == 63
+    moved = [c for c in changes if c.kind == "relaid"]
     assert all(c.new and c.new.site.location.file.startswith("src/requests/") for c in moved)
     assert all(c.old and c.old.site.location.file.startswith("requests/") for c in moved)
 
@@ -543,8 +627,8 @@ def test_unchanged_error_lists_both_versions(store: Store) -> None:
     assert record is not None
     # The file moved into src/, so the id changed: only the newest version has it ...
     assert record.versions == ("2.32.3",)
-    # ... and the lineage says it moved rather than appeared.
-    assert [e.kind for e in lineage(store, record)] == ["moved"]
+    # ... and the lineage says it was relaid (into src/) rather than appeared.
+    assert [e.kind for e in lineage(store, record)] == ["relaid"]
 
 
 @network

@@ -103,13 +103,15 @@ def history_of(error_id: str, db: Path | None, as_json: bool) -> None:
             a, b = old.site, new.site
             if event.kind == "retyped":
                 detail = f"{a.exception.name} -> {b.exception.name}"
-            elif event.kind == "moved":
+            elif event.kind in ("moved", "relaid"):
                 detail = (
                     f"{a.location.file} ({a.location.function})"
                     f" -> {b.location.file} ({b.location.function})"
                 )
             else:
                 detail = f"{_text(a.message)!r} -> {_text(b.message)!r}"
+            if old.id != new.id:  # the id to look up on the other side
+                detail += f"  (id {old.id} -> {new.id})"
         out.print(f"  {event.old_version} -> {event.new_version}: {event.kind} {escape(detail)}")
 
 
