@@ -909,6 +909,8 @@ def match_to_json(match: Match, *, closest: bool = False) -> JSON:
         out["exception_agrees"] = match.exception_agrees
     if match.note:
         out["note"] = match.note
+    if match.installed_version is not None:
+        out["installed_version"] = match.installed_version
     if closest:
         out["label"] = match.label
     return out

@@ -466,6 +466,9 @@ class Match:
     exception_agrees: bool | None = None  # None: the text shows no exception class
     note: str | None = None
     label: str | None = None  # for closest: why it is only close
+    # errdex.lookup(exception): the version of `package` installed where the exception
+    # was raised, when it is not the indexed `version` the answer comes from
+    installed_version: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

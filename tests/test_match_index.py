@@ -23,7 +23,7 @@ from errdex import codec
 from errdex.index import index_source
 from errdex.match import Matcher
 from errdex.store import Store, open_store
-from tests.conftest import write_tree
+from tests.conftest import require_pypi, write_tree
 from tests.web_support import running
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -277,6 +277,35 @@ def test_lookup_takes_the_exception_itself(tmp_path: Path, db_location: str) -> 
         [found] = errdex.lookup(exc, db)
     assert found.values == {"path": "a.ini"} and found.package == "pkg"
     assert errdex.lookup("", db) == []
+
+
+@pytest.mark.network
+def test_lookup_of_an_exception_says_the_installed_version_differs(tmp_path: Path) -> None:
+    """idna 3.6 indexed, the idna errdex runs with (another version) raising: the answer
+    comes from 3.6, and says that the version installed here is not it."""
+    from importlib.metadata import version
+
+    import idna
+
+    installed = version("idna")
+    if installed == "3.6":
+        pytest.skip("idna 3.6 is the installed version here; the test needs another one")
+    require_pypi("pypi:idna==3.6")
+    db = tmp_path / "errdex.sqlite"
+    with open_store(db) as store:
+        index_source("pypi:idna==3.6", store)
+    try:
+        idna.encode("a" * 64)  # one label over 63 characters
+    except idna.IDNAError as exc:
+        found = errdex.lookup(exc, db)
+    assert found and all(m.package == "idna" and m.version == "3.6" for m in found)
+    assert {m.installed_version for m in found} == {installed}
+    assert found[0].note is not None
+    assert f"idna {installed} is installed here; this answer is from the indexed 3.6" in (
+        found[0].note
+    )
+    # text, which may come from anywhere, is answered as it is
+    assert all(m.installed_version is None for m in errdex.lookup("Label too long", db))
 
 
 HEAVY = ("fastapi", "starlette", "uvicorn", "jinja2", "pygments", "httpx", "pydantic")
