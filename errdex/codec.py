@@ -98,11 +98,15 @@ def join_array_utf8(texts: Iterable[bytes], per_piece: int = 256) -> Iterator[by
     yield b"]\n"
 
 
-def source_url(repo_url: str | None, commit: str | None, file: str, line: int) -> str | None:
-    """Return a link pinned to `commit` for GitHub repositories, else None (never a guess)."""
-    if not commit or not is_github_url(repo_url):
+def source_url(
+    repo_url: str | None, commit: str | None, file: str, line: int, tag: str | None = None
+) -> str | None:
+    """Return a link pinned to `commit` for GitHub repositories, else to the release's
+    `tag` (one the release's files name: sources/tags.py), else None (never a guess)."""
+    ref = commit or tag
+    if not ref or not is_github_url(repo_url):
         return None
-    return f"{repo_url}/blob/{commit}/{file}#L{line}"
+    return f"{repo_url}/blob/{ref}/{file}#L{line}"
 
 
 def message_to_json(message: Message) -> JSON:
@@ -150,7 +154,9 @@ def _pos_to_json(pos: SourcePos | None) -> JSON | None:
 
 def site_to_json(site: ErrorSite, snapshot: Snapshot) -> JSON:
     """Return the contract's JSON object of `site` as indexed in `snapshot`."""
-    return _site_json(site, snapshot.package, snapshot.version, snapshot.repo_url, snapshot.commit)
+    return _site_json(
+        site, snapshot.package, snapshot.version, snapshot.repo_url, snapshot.commit, snapshot.tag
+    )
 
 
 # A record shared by the versions that have it unchanged is stored once, as its body:
@@ -304,11 +310,12 @@ def shared_record_utf8(
     version: str,
     repo_url: str | None,
     commit: str | None,
+    tag: str | None = None,
 ) -> bytes:
     """`shared_record_text` in UTF-8, from the UTF-8 of a body's text and its lines (a
     stored body, decompressed, and its member's row): what the store reads records with."""
     return _with_snapshot(
-        _unmarked(body, lines, version, commit, line), package, version, repo_url, commit
+        _unmarked(body, lines, version, commit, line), package, version, repo_url, commit, tag
     )
 
 
@@ -319,12 +326,13 @@ def shared_record_text(
     version: str,
     repo_url: str | None,
     commit: str | None,
+    tag: str | None = None,
 ) -> str:
     """The JSON text `site_to_json` makes (as `dumps` writes it, without the newline) of
     a body from `shared_body`, as indexed in the snapshot named by the other fields
     (`line`: the site's location.line there)."""
     return shared_record_utf8(
-        body.text.encode(), body.lines, line, package, version, repo_url, commit
+        body.text.encode(), body.lines, line, package, version, repo_url, commit, tag
     ).decode()
 
 
@@ -354,7 +362,12 @@ _LOCATION_END = b'},"snippet":{'
 
 
 def _with_snapshot(
-    body: bytes, package: str, version: str, repo_url: str | None, commit: str | None
+    body: bytes,
+    package: str,
+    version: str,
+    repo_url: str | None,
+    commit: str | None,
+    tag: str | None = None,
 ) -> bytes:
     """`body` (the UTF-8 of a site's JSON text without its snapshot's fields) with them.
 
@@ -367,7 +380,7 @@ def _with_snapshot(
     file_end = body.index(_FILE_END, file_at)  # its closing quote
     line_at = file_end + len(_FILE_END)
     end = body.index(_LOCATION_END, line_at)
-    prefix = _link_prefix(repo_url, commit)
+    prefix = _link_prefix(repo_url, commit, tag)
     if prefix is None:
         url = b"null"
     else:
@@ -376,7 +389,7 @@ def _with_snapshot(
     return b"".join(
         (
             body[: comma + 1],
-            _snapshot_fields(package, version, repo_url, commit),
+            _snapshot_fields(package, version, repo_url, commit, tag),
             b",",
             body[comma + 1 : end],
             b',"url":',
@@ -387,20 +400,30 @@ def _with_snapshot(
 
 
 @functools.lru_cache(maxsize=1024)
-def _link_prefix(repo_url: str | None, commit: str | None) -> bytes | None:
+def _link_prefix(repo_url: str | None, commit: str | None, tag: str | None) -> bytes | None:
     """What `source_url` puts before the file, as in a JSON string; None when it makes
     no link."""
-    url = source_url(repo_url, commit, "", 0)
+    url = source_url(repo_url, commit, "", 0, tag)
     return None if url is None else _string(url.removesuffix("#L0"))[1:-1].encode()
 
 
 @functools.lru_cache(maxsize=1024)
-def _snapshot_fields(package: str, version: str, repo_url: str | None, commit: str | None) -> bytes:
+def _snapshot_fields(
+    package: str, version: str, repo_url: str | None, commit: str | None, tag: str | None
+) -> bytes:
     """`"package":{…},"repo":{…}` as `dumps` writes them: the same for every record of a
     snapshot, so made once."""
     dump = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
     name = dump({"name": package, "version": version})
-    return f'"package":{name},"repo":{dump({"url": repo_url, "commit": commit})}'.encode()
+    return f'"package":{name},"repo":{dump(_repo_json(repo_url, commit, tag))}'.encode()
+
+
+def _repo_json(repo_url: str | None, commit: str | None, tag: str | None) -> JSON:
+    """The record's `repo`: url and commit, and `tag` only when links point at one."""
+    repo: JSON = {"url": repo_url, "commit": commit}
+    if tag is not None:
+        repo["tag"] = tag
+    return repo
 
 
 def _string(text: str) -> str:
@@ -411,7 +434,9 @@ def _string(text: str) -> str:
 def record_to_json(record: Record) -> JSON:
     """Return the contract's JSON object of a stored record: the site, plus `versions`
     and `ai` when the store looked them up."""
-    data = _site_json(record.site, record.package, record.version, record.repo_url, record.commit)
+    data = _site_json(
+        record.site, record.package, record.version, record.repo_url, record.commit, record.tag
+    )
     if record.versions:
         data["versions"] = list(record.versions)
     if record.ai is not None:
@@ -428,6 +453,7 @@ def record_from_json(data: JSON) -> Record:
         version=data["package"]["version"],
         repo_url=data["repo"]["url"],
         commit=data["repo"]["commit"],
+        tag=data["repo"].get("tag"),
         versions=tuple(data.get("versions", ())),
         ai=None
         if ai is None
@@ -442,13 +468,18 @@ def record_from_json(data: JSON) -> Record:
 
 
 def _site_json(
-    site: ErrorSite, package: str, version: str, repo_url: str | None, commit: str | None
+    site: ErrorSite,
+    package: str,
+    version: str,
+    repo_url: str | None,
+    commit: str | None,
+    tag: str | None = None,
 ) -> JSON:
     loc = site.location
     record: JSON = {
         "id": site.id,
         "package": {"name": package, "version": version},
-        "repo": {"url": repo_url, "commit": commit},
+        "repo": _repo_json(repo_url, commit, tag),
         "exception": {
             "name": site.exception.name,
             "qualname": site.exception.qualname,
@@ -462,7 +493,7 @@ def _site_json(
             "end_line": loc.end_line,
             "function": loc.function,
             "language": loc.language,
-            "url": source_url(repo_url, commit, loc.file, loc.line),
+            "url": source_url(repo_url, commit, loc.file, loc.line, tag),
         },
         "snippet": {"start_line": site.snippet.start_line, "lines": list(site.snippet.lines)},
         "guard": [_guard_to_json(g) for g in site.guard],
@@ -838,6 +869,7 @@ def snapshot_to_json(snapshot: StoredSnapshot) -> JSON:
         "source": snapshot.source,
         "repo_url": snapshot.repo_url,
         "commit": snapshot.commit,
+        **({} if snapshot.tag is None else {"tag": snapshot.tag}),
         "date": snapshot.date,
         "files": snapshot.files,
         "sites": snapshot.sites,
@@ -854,6 +886,7 @@ def index_result_to_json(result: IndexResult) -> JSON:
         "version": snap.version,
         "repo": snap.repo_url,
         "commit": snap.commit,
+        **({} if snap.tag is None else {"tag": snap.tag}),
         "files": result.files,
         "parsed": result.parsed,
         "sites": result.site_count,

@@ -311,6 +311,9 @@ class Snapshot:
     source: str  # the SOURCE the user gave, e.g. "pypi:vllm==0.28.0"
     repo_url: str | None = None  # https://github.com/OWNER/NAME for GitHub repos
     commit: str | None = None
+    # the release's git tag, when it names no commit and its own files say how its tags
+    # are named (sources/tags.py): links then point at the tag, and say so
+    tag: str | None = None
     date: str | None = None  # ISO 8601 date of the release or commit
     code_paths: tuple[str, ...] = ()  # package dirs/modules, relative to root
     # what the package's metadata requires: (distribution, extra, version specifier),
@@ -389,6 +392,7 @@ class Record:
     commit: str | None = None
     versions: tuple[str, ...] = ()  # oldest first; empty when not looked up
     ai: Enrichment | None = None
+    tag: str | None = None  # the snapshot's release tag (Snapshot.tag)
 
     @property
     def id(self) -> str:
@@ -409,6 +413,7 @@ class StoredSnapshot:
     sites: int
     skipped: tuple[SkippedFile, ...]
     indexed_at: str
+    tag: str | None = None  # Snapshot.tag
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -163,6 +163,44 @@ def test_a_dynamic_version_that_is_not_a_literal_stays_unknown(tmp_path: Path) -
     assert resolve(str(root), cache_dir=tmp_path / "cache").version == "0+unknown"
 
 
+SDIST_HEAD = (
+    "Metadata-Version: 2.1\nName: rel\nVersion: 2.1.0\n"
+    "Project-URL: Source, https://github.com/example/rel\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "tag"),
+    [
+        # the release's own tag, linked from PKG-INFO
+        ({"PKG-INFO": SDIST_HEAD + "\nSee https://github.com/example/rel/releases/tag/v2.1.0\n"},
+         "v2.1.0"),
+        # the form of the other tags its changelog links to: the version alone
+        ({"PKG-INFO": SDIST_HEAD,
+          "CHANGELOG.md": "[2.0.0]: https://github.com/example/rel/compare/1.9.0...2.0.0\n"},
+         "2.1.0"),
+        # a release workflow that runs on v-tags
+        ({"PKG-INFO": SDIST_HEAD,
+          ".github/workflows/release.yml": "on:\n  push:\n    tags:\n      - 'v*'\n"},
+         "v2.1.0"),
+        # nothing said: any tag, another repository's tags, branches
+        ({"PKG-INFO": SDIST_HEAD,
+          ".github/workflows/ci.yml": "on:\n  push:\n    tags: [\"*\"]\n"}, None),
+        ({"PKG-INFO": SDIST_HEAD + "https://github.com/other/lib/releases/tag/v2.1.0\n"}, None),
+        ({"PKG-INFO": SDIST_HEAD + "https://github.com/example/rel/blob/main/README.md\n"}, None),
+        # a commit recorded: links are pinned to it, no tag needed
+        ({"PKG-INFO": SDIST_HEAD + "https://github.com/example/rel/releases/tag/v2.1.0\n",
+          "rel/_version.py": "__version__ = '2.1.0'\n__commit_id__ = 'gabc1234de'\n"}, None),
+    ],
+)  # fmt: skip
+def test_a_release_without_a_commit_gets_the_tag_its_files_name(
+    tmp_path: Path, files: dict[str, str], tag: str | None
+) -> None:
+    root = write(tmp_path / "rel-2.1.0", {"rel/__init__.py": "", **files})
+    snap = resolve(str(root), cache_dir=tmp_path / "cache")
+    assert (snap.version, snap.tag) == ("2.1.0", tag)
+
+
 def test_requirements_keep_their_extra_and_versions(tmp_path: Path) -> None:
     pyproject = write(
         tmp_path / "web",

@@ -15,9 +15,10 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from errdex.store import Store
+from errdex.index import index_source
+from errdex.store import Store, open_store
 from errdex.web.export import export_site
-from tests.conftest import indexed_store, needs_chromium
+from tests.conftest import indexed_store, needs_chromium, write_tree
 from tests.web_support import COMMIT, REPO, SECTIONS, running
 
 TRACEBACK = """Traceback (most recent call last):
@@ -192,3 +193,130 @@ def test_static_search_finds_what_the_server_finds_in_its_order(
         page.close()
     finally:
         store.close()
+
+
+# -- a shop that a user meets: a fix above the fold, a report link, a tag to link -------
+
+SHOP = {
+    # an unpacked sdist: no commit recorded, but its changelog links to its tags
+    "PKG-INFO": "Metadata-Version: 2.1\nName: shop\nVersion: 2.0\n"
+    "Project-URL: Source, https://github.com/example/shop\n",
+    "CHANGES.md": "## 2.0\n\n[2.0]: https://github.com/example/shop/compare/v1.9...v2.0\n",
+    "shop/__init__.py": """
+        class Pool:
+            def __init__(self):
+                self._used = 0
+
+            def _release(self):
+                if self._used <= 0:
+                    raise RuntimeError("released more items than were taken from the pool")
+                self._used -= 1
+
+            def close(self):
+                self._release()
+
+
+        def check(n):
+            if n < 0:
+                raise ValueError(f"n must be non-negative, got {n}")
+            if n > 100:
+                raise ValueError(f"n must be at most 100, got {n}")
+    """,
+}
+# the same, but nothing in it says how its tags are named
+PLAIN = {
+    "PKG-INFO": "Metadata-Version: 2.1\nName: plain\nVersion: 1.0\n"
+    "Project-URL: Source, https://github.com/example/plain\n",
+    "plain/__init__.py": "def f(x):\n    raise KeyError(f'no such key {x}')\n",
+}
+SHOP_TRACEBACK = """Traceback (most recent call last):
+  File "/srv/app.py", line 3, in <module>
+    check(-1)
+  File "/usr/lib/python3/site-packages/shop/__init__.py", line 16, in check
+    raise ValueError(f"n must be non-negative, got {n}")
+ValueError: n must be non-negative, got -1
+"""
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("shop")
+    store = open_store(root / "errdex.sqlite")
+    for name, files in (("shop", SHOP), ("plain", PLAIN)):
+        index_source(str(write_tree(root / name, files)), store)
+    with running(store) as url:
+        yield url
+    store.close()
+
+
+def _error_page(browser: Browser, base: str, query: str, **options: object) -> Page:
+    page = browser.new_page(**options)  # type: ignore[arg-type]
+    page.goto(f"{base}/search?{urlencode({'q': query})}")
+    page.locator("a.result-title").first.click()
+    page.wait_for_url("**/errors/*")
+    return page
+
+
+def test_the_fix_comes_before_the_source(browser: Browser, shop: str) -> None:
+    page = _error_page(
+        browser, shop, "released more items", viewport={"width": 1280, "height": 800}
+    )
+    solutions = page.get_by_role("heading", name="Solutions", exact=True).bounding_box()
+    source = page.get_by_role("heading", name="Source", exact=True).bounding_box()
+    assert solutions is not None and source is not None
+    assert solutions["y"] < source["y"]
+    assert solutions["y"] < 800  # on the first screen, without scrolling
+    page.close()
+
+
+def test_the_report_link_is_a_short_link_within_the_column(browser: Browser, shop: str) -> None:
+    page = _error_page(browser, shop, "released more items", viewport={"width": 375, "height": 740})
+    report = page.locator("#solutions li a").first
+    expect(report).to_have_text("github.com/example/shop/issues/new")
+    href = report.get_attribute("href")
+    assert href is not None and href.startswith("https://github.com/example/shop/issues/new?title=")
+    assert len(href) > 300  # the whole prefilled link is behind it
+    assert "issues/new?title=" not in page.locator("#solutions").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.close()
+
+
+def test_a_release_without_a_commit_links_its_tag_and_says_so(browser: Browser, shop: str) -> None:
+    page = _error_page(browser, shop, "released more items")
+    link = page.get_by_role("link", name="View on GitHub at tag v2.0")
+    href = link.get_attribute("href")
+    assert href is not None and href.startswith(
+        "https://github.com/example/shop/blob/v2.0/shop/__init__.py#L"
+    )
+    expect(page.locator("#source")).to_contain_text("a link to the release's tag")
+    expect(page.locator("#source")).not_to_contain_text("not on GitHub")
+    page.close()
+
+    plain = _error_page(browser, shop, "no such key")
+    source = plain.locator("#source")
+    expect(source).to_contain_text("the release records no commit, and nothing in it says")
+    expect(source).not_to_contain_text("not on GitHub")
+    tags = plain.get_by_role("link", name="the repository's tags")
+    assert tags.get_attribute("href") == "https://github.com/example/plain/tags"
+    plain.close()
+
+
+def test_no_near_misses_under_an_exact_answer(browser: Browser, shop: str) -> None:
+    page = browser.new_page()
+    page.goto(shop + "/")
+    page.get_by_label("Error message or traceback").fill(SHOP_TRACEBACK)
+    page.get_by_role("button", name="Find where it comes from").click()
+    expect(page.locator(".paste-result a.result-title").first).to_contain_text("shop/__init__.py")
+    expect(page.locator(".paste-result .meta").first).to_contain_text("exact")
+    expect(page.locator(".paste-result")).not_to_contain_text("Close, but not answers")
+    # there are near misses (the other raise of the traceback's function); only not shown
+    assert httpx.post(f"{shop}/api/match", json={"text": SHOP_TRACEBACK}).json()["closest"]
+    # the page without JavaScript (the form's own answer) says the same
+    served = httpx.post(f"{shop}/match", data={"text": SHOP_TRACEBACK})
+    assert "exact" in served.text and "Close, but not answers" not in served.text
+    # with no exact answer, the near misses are what there is to show
+    other = SHOP_TRACEBACK.replace("n must be non-negative, got -1", "something else went wrong")
+    page.get_by_label("Error message or traceback").fill(other)
+    page.get_by_role("button", name="Find where it comes from").click()
+    expect(page.locator(".paste-result")).to_contain_text("Close, but not answers")
+    page.close()

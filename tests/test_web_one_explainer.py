@@ -14,6 +14,7 @@ import pytest
 
 from errdex.markup import code_spans
 from errdex.store import Store
+from errdex.web.render import report_label
 from tests.conftest import indexed_store
 from tests.web_support import running
 
@@ -35,9 +36,12 @@ def text_of(fragment: str) -> str:
     return " ".join(html_lib.unescape(_TAG.sub("", fragment)).split())
 
 
-def prose(text: str) -> str:
+def prose(text: str, report_url: str | None = None) -> str:
     """A record's prose as the page shows it: markup rendered, backticks gone (a `**`
-    inside a code span, as in `f(**kwargs)`, is code, not bold)."""
+    inside a code span, as in `f(**kwargs)`, is code, not bold); a solution's report
+    link shown as its label."""
+    if report_url:
+        text = text.replace(report_url, report_label(report_url))
     pieces = code_spans(text).split("`")
     shown = [p if i % 2 else p.replace("**", "") for i, p in enumerate(pieces)]
     return " ".join("".join(shown).split())
@@ -68,7 +72,7 @@ def test_every_page_says_what_its_record_says(requests_db: Store) -> None:
             assert text_of(meaning[0]) == prose(body["what_it_means"]), error_id
             shown = items(section(page, "solutions"), "li")
             assert [text_of(s.replace(_SOURCE_NOTE, "")) for s in shown] == [
-                prose(s) for s in body["solutions"]
+                prose(s, record.get("report_issue_url")) for s in body["solutions"]
             ], error_id
             quoted = [_SOURCE_NOTE in s for s in shown]
             assert quoted == [f["source"] == "message" for f in body["fixes"]], error_id

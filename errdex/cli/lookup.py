@@ -157,9 +157,9 @@ def print_record(record: Record) -> None:
     _print_explanation(site)
     loc = site.location
     _heading("Raised at", f" {loc.file}:{loc.line} in {loc.function}")
-    url = codec.source_url(record.repo_url, record.commit, loc.file, loc.line)
+    url = codec.source_url(record.repo_url, record.commit, loc.file, loc.line, record.tag)
     if url:
-        out.say(url)
+        out.say(url if record.commit else f"{url}  (at the release's tag {record.tag})")
     _print_conditions(site)
     if record.ai is not None:
         ai = record.ai

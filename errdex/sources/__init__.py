@@ -43,6 +43,7 @@ from errdex.sources.metadata import (
     version_file_facts,
 )
 from errdex.sources.reading import shown_name
+from errdex.sources.tags import release_tag
 
 # The modules of downloads and git repositories are imported by the sources that need
 # them: a directory already indexed is re-indexed in a fraction of a second, most of it
@@ -208,13 +209,15 @@ def _from_pypi(
     meta = read_tree_metadata(root)
     paths = code_paths(root, import_name(name))
     _, file_commit = version_file_facts(root, paths)
+    commit = _short(file_commit or commit_from_version(release.version))
     return Snapshot(
         package=name,
         version=release.version,
         root=root,
         source=shown_name(spec),
         repo_url=meta.repo_url,
-        commit=_short(file_commit or commit_from_version(release.version)),
+        commit=commit,
+        tag=None if commit else release_tag(root, meta.repo_url, release.version),
         date=release.upload_time,
         code_paths=paths,
         requires=meta.requires,
@@ -286,16 +289,20 @@ def _from_directory(
     file_version, file_commit = version_file_facts(root, paths)
     commit, date, origin, git_version = file_commit, None, None, None
     # An unpacked sdist (PKG-INFO) is not the git repository it may happen to sit in.
-    if not (root / "PKG-INFO").is_file():
+    sdist = (root / "PKG-INFO").is_file()
+    if not sdist:
         commit, date, origin, git_version = _git_facts(root, commit)
     candidates = (version, meta.version, file_version, git_version)
+    found = next(filter(None, map(url_safe, candidates)), UNKNOWN_VERSION)
+    repo_url = (normalize_repo_url(origin) if origin else None) or meta.repo_url
     return Snapshot(
         package=package,
-        version=next(filter(None, map(url_safe, candidates)), UNKNOWN_VERSION),
+        version=found,
         root=root,
         source=shown_name(spec),
-        repo_url=(normalize_repo_url(origin) if origin else None) or meta.repo_url,
+        repo_url=repo_url,
         commit=_short(commit),
+        tag=release_tag(root, repo_url, found) if sdist and not commit else None,
         date=date,
         code_paths=paths,
         requires=meta.requires,

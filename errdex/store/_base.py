@@ -36,14 +36,22 @@ T = TypeVar("T")
 FETCH = 500  # rows fetched at a time when streaming records
 
 
+# What links of a snapshot's records point at, as one column of a record's row (rows are
+# read by position, and every query of records selects it in the same place): the commit,
+# else "tag:" and the release's tag (commits are hex digits), else NULL.
+LINK_REF = "COALESCE(sn.commit_id, 'tag:' || sn.tag)"
+_TAG_REF = "tag:"
+
+
 def record_utf8(row: Sequence[Any]) -> bytes:
     """The UTF-8 of the record's JSON text from a row that starts with a backend's
-    _record_fields: the stored body, its snapshot's package, version, repo URL and commit,
-    and its member's line and packed lines."""
-    packed, package, version, repo_url, commit, line, lines = row[:7]
+    _record_fields: the stored body, its snapshot's package, version, repo URL and link
+    ref (LINK_REF), and its member's line and packed lines."""
+    packed, package, version, repo_url, ref, line, lines = row[:7]
+    tag = ref[len(_TAG_REF) :] if ref is not None and ref.startswith(_TAG_REF) else None
     return codec.shared_record_utf8(
         unpack_body(packed), unpack_lines(line, bytes(lines)), line, package, version,
-        repo_url, commit,
+        repo_url, None if tag is not None else ref, tag,
     )  # fmt: skip
 
 
@@ -157,6 +165,7 @@ class StoreBase(ABC):
                 sites=sites,
                 skipped=tuple(skipped.get(snapshot_id, ())),
                 indexed_at=indexed_at,
+                tag=tag,
             )
             for (
                 snapshot_id,
@@ -169,9 +178,10 @@ class StoreBase(ABC):
                 files,
                 sites,
                 indexed_at,
+                tag,
             ) in self._read(
                 "SELECT id, package, version, source, repo_url, commit_id, date, files, sites,"
-                " indexed_at FROM snapshots"
+                " indexed_at, tag FROM snapshots"
             )
         ]
         out.sort(key=lambda s: (s.package, version_key(s.version)))

@@ -39,7 +39,7 @@ from errdex.model import (
 )
 from errdex.store import _postgres_index as index
 from errdex.store import _postgres_search as search
-from errdex.store._base import FETCH, StoreBase, T, record, record_utf8
+from errdex.store._base import FETCH, LINK_REF, StoreBase, T, record, record_utf8
 from errdex.store._common import (
     StoredBody,
     index_columns,
@@ -111,7 +111,7 @@ _VECTOR_VALUES = (
     + ")"
 )
 # What a query selects to make a Record: the body and its snapshot's fields.
-_RECORD_FIELDS = "r.body, sn.package, sn.version, sn.repo_url, sn.commit_id, m.line, m.lines"
+_RECORD_FIELDS = f"r.body, sn.package, sn.version, sn.repo_url, {LINK_REF}, m.line, m.lines"
 
 
 def _record(row: Sequence[Any]) -> Record:
@@ -449,8 +449,8 @@ class PostgresStore(StoreBase):
             old_records = self._delete_snapshot(conn, snapshot.package, snapshot.version)
             found = conn.execute(
                 "INSERT INTO snapshots (package, version, source, repo_url, commit_id, date,"
-                " files, sites, tree_hash, extractor, indexed_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                " files, sites, tree_hash, extractor, indexed_at, tag)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
                 (
                     snapshot.package,
                     snapshot.version,
@@ -463,6 +463,7 @@ class PostgresStore(StoreBase):
                     tree_hash,
                     extractor,
                     datetime.now(UTC).isoformat(timespec="seconds"),
+                    snapshot.tag,
                 ),
             ).fetchone()
             assert found is not None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,6 +76,11 @@ CREATE TABLE failures (
     # (reshape_records of each backend), which makes records, members and the search
     # index anew from the sites as the older schema stored them.
     4: Step(sqlite="", postgresql="", share_records=True),
+    # A release's git tag, for source links when it names no commit (sources/tags.py).
+    5: Step(
+        sqlite="ALTER TABLE snapshots ADD COLUMN tag TEXT;",
+        postgresql="ALTER TABLE snapshots ADD COLUMN tag TEXT;",
+    ),
 }
 
 

@@ -25,7 +25,7 @@ from errdex.model import (
     Snapshot,
 )
 from errdex.store import _match_index
-from errdex.store._base import FETCH, StoreBase, T, record, record_utf8
+from errdex.store._base import FETCH, LINK_REF, StoreBase, T, record, record_utf8
 from errdex.store._common import (
     StoredBody,
     pack_lines,
@@ -115,10 +115,10 @@ _INSERT_RECORD = (
     f" VALUES ({', '.join('?' * (_RECORD_COLUMNS.count(',') + 1))})"
 )
 # What a query selects to make a record: the body and its snapshot's fields.
-_RECORD_FIELDS = "s.body, sn.package, sn.version, sn.repo_url, sn.commit_id, s.line, s.lines"
+_RECORD_FIELDS = f"s.body, sn.package, sn.version, sn.repo_url, {LINK_REF}, s.line, s.lines"
 # The same with the record's id in place of its body, which is read by id after the sort
 # (see SqliteStore._record_rows).
-_SORTED_FIELDS = "s.id, sn.package, sn.version, sn.repo_url, sn.commit_id, s.line, s.lines"
+_SORTED_FIELDS = f"s.id, sn.package, sn.version, sn.repo_url, {LINK_REF}, s.line, s.lines"
 _BODIES = "SELECT id, body FROM records WHERE id IN (SELECT value FROM json_each(?))"
 
 
@@ -553,8 +553,8 @@ class SqliteStore(StoreBase):
                 old_records = [] if old is None else self._delete_snapshot(conn, old[0])
                 cur = conn.execute(
                     "INSERT INTO snapshots (package, version, source, repo_url, commit_id, date,"
-                    " files, sites, tree_hash, extractor, indexed_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " files, sites, tree_hash, extractor, indexed_at, tag)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         snapshot.package,
                         snapshot.version,
@@ -567,6 +567,7 @@ class SqliteStore(StoreBase):
                         tree_hash,
                         extractor,
                         datetime.now(UTC).isoformat(timespec="seconds"),
+                        snapshot.tag,
                     ),
                 )
                 snapshot_id = cur.lastrowid

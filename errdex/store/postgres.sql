@@ -1,4 +1,4 @@
--- errdex PostgreSQL schema, version 5: the full schema of a new database (see
+-- errdex PostgreSQL schema, version 6: the full schema of a new database (see
 -- _schema.py for the versions). Unlike SQLite's, a record that several versions of a
 -- package have unchanged is stored once (`records`), and each snapshot lists its
 -- records (`members`): a release that changes few errors adds few rows.
@@ -23,6 +23,7 @@ CREATE TABLE snapshots (
     tree_hash TEXT NOT NULL,
     extractor TEXT NOT NULL,
     indexed_at TEXT NOT NULL,
+    tag TEXT,
     UNIQUE (package, version)
 );
 

@@ -1,4 +1,4 @@
--- errdex SQLite schema, version 5: the full schema of a new database.
+-- errdex SQLite schema, version 6: the full schema of a new database.
 -- An existing database of an older version reaches this one through the migrations
 -- in _schema.py instead; keep the two in step when this file changes.
 
@@ -21,6 +21,7 @@ CREATE TABLE snapshots (
     tree_hash TEXT NOT NULL,
     extractor TEXT NOT NULL,
     indexed_at TEXT NOT NULL,
+    tag TEXT,                       -- the release's git tag, when links point at it
     UNIQUE (package, version)
 );
 

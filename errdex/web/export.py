@@ -328,7 +328,7 @@ class _State:
         # snapshots are ordered by package then version, oldest first
         order = {(s.package, s.version): n for n, s in enumerate(snapshots)}
         self.snapshot = {
-            (s.package, s.version): [s.package, s.version, s.repo_url, s.commit, s.date]
+            (s.package, s.version): [s.package, s.version, s.repo_url, s.commit, s.tag, s.date]
             for s in snapshots
         }
         newest = {s.package: (s.package, s.version) for s in snapshots}

@@ -70,6 +70,26 @@ def _prose_html(text: str | None) -> Markup:
     return Markup("".join(out))
 
 
+def report_label(url: str) -> str:
+    """What a solution shows of the report link it ends with: the link without its query
+    (`github.com/OWNER/NAME/issues/new`), since the whole one, title and body prefilled,
+    runs to hundreds of characters."""
+    return url.split("?", 1)[0].removeprefix("https://")
+
+
+def _solution_html(text: str | None, report_url: str | None) -> Markup:
+    """A solution as prose, its report link (when it quotes the record's) a link that
+    shows `report_label` of it."""
+    if not text or not report_url or report_url not in text:
+        return _prose_html(text)
+    before, after = str(text).split(report_url, 1)
+    link = (
+        f'<a href="{escape(report_url)}" rel="nofollow" title="a new issue, its title and'
+        f' details filled in">{escape(report_label(report_url))}</a>'
+    )
+    return Markup(str(_prose_html(before)) + link + str(_prose_html(after)))
+
+
 def _snippet(record: dict[str, Any]) -> Markup:
     snippet = record.get("snippet") or {}
     loc = record["location"]
@@ -82,9 +102,10 @@ def _snippet(record: dict[str, Any]) -> Markup:
 
 
 def _pinned(record: dict[str, Any], file: str, line: int) -> str | None:
-    """A GitHub link pinned to the record's commit for another line or file, or None."""
+    """A GitHub link pinned to the record's commit (else at its release's tag) for
+    another line or file, or None."""
     repo = record.get("repo") or {}
-    return source_url(repo.get("url"), repo.get("commit"), file, line)
+    return source_url(repo.get("url"), repo.get("commit"), file, line, repo.get("tag"))
 
 
 def _breakable(text: str | None) -> Markup:
@@ -122,6 +143,7 @@ def make_environment() -> Environment:
         message_html=_message_html,
         marked=_marked_html,
         prose=_prose_html,
+        solution=_solution_html,
         snippet=_snippet,
         json_pretty=_json_pretty,
         breakable=_breakable,

@@ -206,7 +206,9 @@
       }
       list.appendChild(li);
     });
-    if ((data.closest || []).length) {
+    // near misses beside an exact answer only distract from it (as on the match page)
+    var exact = (data.matches || []).some(function (m) { return m.exact; });
+    if ((data.closest || []).length && !exact) {
       box.appendChild(list);
       box.appendChild(el("h3", {}, "Close, but not answers"));
       list = el("ul", { "class": "results" });
