@@ -22,7 +22,9 @@ from errdex.sources.cache import cache_root
 from errdex.store import Store
 from errdex.store.facts import SqliteFactsCache
 
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
+# (phase, done, total): download (bytes), parse (files), explain and write (errors),
+# versions (releases); total 0 when unknown
+Progress = Callable[[str, int, int], None]
 
 _HERE = Path(__file__).parent
 # What a stored snapshot was made by: the extractor (which also keys the per-file
@@ -146,11 +148,18 @@ def index_snapshot(
                 progress=None if progress is None else lambda d, t: progress("parse", d, t),
             )
             clock.done("parse and link")
+            found = len(extraction.sites)
+            if progress:  # explain and write say only when they start and end
+                progress("explain", 0, found)
             explained = explain(extraction, snapshot, cache)
             sites = explained.sites
             clock.done("explain")
+            if progress:
+                progress("explain", found, found)
     finally:
         facts_cache.close()
+    if progress:
+        progress("write", 0, len(sites))
     with _no_cycle_collector(pause_gc):
         store.write_snapshot(
             snapshot,
@@ -161,6 +170,8 @@ def index_snapshot(
             extractor=PIPELINE_VERSION,
         )
     clock.done("write")
+    if progress:
+        progress("write", len(sites), len(sites))
     return IndexResult(
         snapshot=snapshot,
         sites=sites,

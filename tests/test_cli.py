@@ -290,3 +290,33 @@ def test_a_file_that_is_no_database_blames_how_it_was_chosen(tmp_path: Path) -> 
     by_env = errdex("list", db=notes)  # the helper sets ERRDEX_DB
     assert by_env.returncode == 1
     assert "ERRDEX_DB names it: point ERRDEX_DB at another file" in by_env.stderr
+
+
+def test_index_in_a_pipe_says_each_phase_as_it_starts_and_ends(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "src" / "pkg", FILES)
+    done = errdex("index", str(root), db=tmp_path / "errdex.sqlite")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0] == "errdex: parse 2 files…"
+    assert lines[1].startswith("errdex: parse done: 2 files, ")
+    assert lines[2] == "errdex: explain 3 errors…"
+    assert any(line.startswith("errdex: explain done: 3 errors, ") for line in lines)
+    assert any(line.startswith("errdex: write done: 3 errors, ") for line in lines)
+    assert done.stdout.startswith("pkg 0+unknown: 2 files")
+
+
+def test_index_leaves_its_garbage_to_the_end_of_the_process(tmp_path: Path) -> None:
+    """What an index made is frozen once its summary is out: the collection at exit
+    would walk it all (2-3 s after vllm's summary; timed in no test, see the README)."""
+    root = write_tree(tmp_path / "src" / "pkg", FILES)
+    script = (
+        "import gc, sys\nfrom errdex.cli import app\n"
+        f"app(['index', {str(root)!r}, '--db', {str(tmp_path / 'db.sqlite')!r}],"
+        " standalone_mode=False)\n"
+        "print('frozen', gc.get_freeze_count() > 0, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "frozen True"

@@ -855,21 +855,68 @@ def test_pypi_hash_mismatch_is_refused(index: Index, tmp_path: Path) -> None:
     assert not list((tmp_path / "downloads").glob("bad-*"))
 
 
+def tiny_sdist(padding: int = 0) -> bytes:
+    """tiny 2.0's sdist: one raise, and `padding` bytes of data that do not compress."""
+    import random
+
+    files = {
+        "tiny-2.0/PKG-INFO": b"Metadata-Version: 2.1\nName: tiny\nVersion: 2.0\n",
+        "tiny-2.0/tiny/__init__.py": b"def f(n):\n    raise ValueError(f'bad {n}')\n",
+    }
+    if padding:
+        files["tiny-2.0/tiny/data.bin"] = random.Random(0).randbytes(padding)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
+        for path, data in files.items():
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_the_download_bar_counts_in_units_on_a_terminal(tmp_path: Path) -> None:
+    """`errdex index pypi:tiny` on a terminal (a real pty): the download's bar shows
+    rich's transfer columns, bytes in kB or MB, not a raw count."""
+    import pty
+    import re
+    import select
+
+    served = Index()
+    served.add("tiny", "tiny-2.0.tar.gz", tiny_sdist(padding=600_000))
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR")}
+    env |= {"ERRDEX_CACHE": str(tmp_path / "cache"), "ERRDEX_PYPI_INDEX": served.url}
+    env |= {"TERM": "xterm-256color", "COLUMNS": "120"}
+    main, child = pty.openpty()
+    argv = [sys.executable, "-m", "errdex", "index", "pypi:tiny", "--db", str(tmp_path / "db")]
+    try:
+        running = subprocess.Popen(argv, stdin=child, stdout=child, stderr=child, env=env)
+        os.close(child)
+        shown = b""
+        while True:  # until the process closes its end of the terminal
+            ready, _, _ = select.select([main], [], [], 60)
+            assert ready, "errdex printed nothing for 60 s"
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO: the other end is closed
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert running.wait(60) == 0, shown
+    finally:
+        os.close(main)
+        served.close()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown.decode("utf-8", "replace"))
+    # 600,000 bytes and the archive's headers, in kB, and how fast they came
+    assert re.search(r"download .* 600\.\d/600\.\d kB [\d.]+ [kM]B/s", text), text
+    assert "tiny 2.0: 1 files" in text
+
+
 def test_a_release_first_fetched_unpinned_is_indexed_offline_pinned(tmp_path: Path) -> None:
     """`errdex index pypi:tiny` (the newest), then offline `pypi:tiny==2.0`: the
     download made for the first serves the second, as the offline hint promises."""
     served = Index()
-    top = "tiny-2.0"
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
-        for path, text in {
-            f"{top}/PKG-INFO": "Metadata-Version: 2.1\nName: tiny\nVersion: 2.0\n",
-            f"{top}/tiny/__init__.py": "def f(n):\n    raise ValueError(f'bad {n}')\n",
-        }.items():
-            info = tarfile.TarInfo(path)
-            info.size = len(text.encode())
-            tf.addfile(info, io.BytesIO(text.encode()))
-    served.add("tiny", "tiny-2.0.tar.gz", buffer.getvalue())
+    served.add("tiny", "tiny-2.0.tar.gz", tiny_sdist())
 
     def index(spec: str, db: str, url: str) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "ERRDEX_CACHE": str(tmp_path / "cache"), "ERRDEX_PYPI_INDEX": url}

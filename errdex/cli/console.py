@@ -253,6 +253,19 @@ def _chosen_by() -> str:
     return "it is the default database: move it away, or give --db another file"
 
 
+def leave_garbage_to_exit() -> None:
+    """Leave what an index made to the end of the process, which frees its memory at once.
+
+    Parsing, linking and explaining a large tree leave cyclic garbage (some 1.4 million
+    objects after vllm: facts, expression trees, closures of the explainer), and a
+    command that ends right after its summary would have the interpreter's collection at
+    exit walk it all: 2-3 s between the summary and the prompt. Frozen, the collector
+    leaves it alone; a command calls this only once its work is written and printed."""
+    import gc
+
+    gc.freeze()
+
+
 @contextmanager
 def errors_explained() -> Iterator[None]:
     """Print our own errors as one clear line instead of a traceback."""

@@ -15,6 +15,7 @@ from errdex.cli.console import (
     escape,
     fail,
     json_option,
+    leave_garbage_to_exit,
     out,
     store_at,
     write_json,
@@ -35,6 +36,7 @@ def explain(db: Path | None, package: str | None, version: str | None, as_json: 
         from errdex.index import explain_stored
 
         done = explain_stored(store, package=package, version=version, pause_gc=True)
+    leave_garbage_to_exit()  # the prose is made; nothing made on the way is read again
     if as_json:
         write_json(
             [

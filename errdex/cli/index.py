@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,7 @@ from errdex.cli.console import (
     errors_explained,
     fail,
     json_option,
+    leave_garbage_to_exit,
     out,
     store_at,
     write_json,
@@ -111,11 +113,12 @@ def index(
         )
     if as_json:
         write_json(codec.index_result_to_json(result))
-        return
-    _print_summary(result)
-    if profile:
-        for phase, seconds in result.phases:
-            out.say(f"  {phase:<16} {seconds:8.3f} s")
+    else:
+        _print_summary(result)
+        if profile:
+            for phase, seconds in result.phases:
+                out.say(f"  {phase:<16} {seconds:8.3f} s")
+    leave_garbage_to_exit()
 
 
 def _index_all_versions(
@@ -133,31 +136,34 @@ def _index_all_versions(
         )
     if as_json:
         write_json([codec.index_result_to_json(r) for r in results])
-        return
-    for result in results:
-        _print_summary(result)
-    if not results:
-        out.say("every release is indexed already")
+    else:
+        for result in results:
+            _print_summary(result)
+        if not results:
+            out.say("every release is indexed already")
+    leave_garbage_to_exit()
 
 
 @contextmanager
 def _progress() -> Iterator[Any]:
+    """What `index` reports as it goes, on standard error: on a terminal, a bar per phase
+    (a download's in bytes, with its speed); in a pipe or under CI, a line as each phase
+    starts and one as it ends, so a log shows what a long index is doing."""
     if not err.is_terminal or os.environ.get("CI"):
-        yield None
+        lines = _PhaseLines()
+        try:
+            yield lines.report
+        finally:
+            lines.end()
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     # auto_refresh off: no refresh thread, so parse workers may be forked safely.
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        _amount_column(),
+        _speed_column(),
         TimeElapsedColumn(),
         console=err.rich(),
         transient=True,
@@ -167,12 +173,83 @@ def _progress() -> Iterator[Any]:
 
     def report(phase: str, done: int, total: int) -> None:
         if phase not in tasks:
-            tasks[phase] = bar.add_task(phase, total=total or None)
+            tasks[phase] = bar.add_task(phase, total=total or None, bytes=phase in _BYTES)
         bar.update(tasks[phase], completed=done, total=total or None)
         bar.refresh()
 
     with bar:
         yield report
+
+
+# The phases whose counts are bytes; the others count what _UNITS says.
+_BYTES = {"download"}
+_UNITS = {"parse": "files", "explain": "errors", "write": "errors", "versions": "releases"}
+
+
+def _amount_column() -> Any:
+    """rich's transfer column (`12.3/40.0 MB`) for a download, done of total for the rest."""
+    from rich.progress import DownloadColumn, MofNCompleteColumn, ProgressColumn, Task
+    from rich.text import Text
+
+    class Amount(ProgressColumn):
+        def __init__(self) -> None:
+            super().__init__()
+            self.transfer, self.count = DownloadColumn(), MofNCompleteColumn()
+
+        def render(self, task: Task) -> Text:
+            column = self.transfer if task.fields.get("bytes") else self.count
+            return column.render(task)
+
+    return Amount()
+
+
+def _speed_column() -> Any:
+    """rich's transfer speed (`4.1 MB/s`) for a download, nothing for the rest."""
+    from rich.progress import ProgressColumn, Task, TransferSpeedColumn
+    from rich.text import Text
+
+    class Speed(ProgressColumn):
+        def __init__(self) -> None:
+            super().__init__()
+            self.speed = TransferSpeedColumn()
+
+        def render(self, task: Task) -> Text:
+            return self.speed.render(task) if task.fields.get("bytes") else Text("")
+
+    return Speed()
+
+
+class _PhaseLines:
+    """A line on standard error as each phase starts (`errdex: parse 2,238 files…`) and
+    as it ends (`errdex: parse done: 2,238 files, 40.4 s`), for a pipe or a CI log."""
+
+    def __init__(self) -> None:
+        self.phase: str | None = None
+        self.started = 0.0
+        self.done = self.total = 0
+
+    def report(self, phase: str, done: int, total: int) -> None:
+        if phase != self.phase:
+            self.end()
+            self.phase, self.started = phase, time.perf_counter()
+            err.say(f"errdex: {phase}{' ' + _amount(phase, total) if total else ''}…")
+        self.done, self.total = done, total
+        if total and done >= total:
+            self.end()
+
+    def end(self) -> None:
+        if self.phase is None:
+            return
+        seconds = time.perf_counter() - self.started
+        err.say(f"errdex: {self.phase} done: {_amount(self.phase, self.done)}, {seconds:.1f} s")
+        self.phase = None
+
+
+def _amount(phase: str, count: int) -> str:
+    if phase in _BYTES:
+        return f"{count / 1e6:.1f} MB" if count >= 100_000 else f"{count / 1e3:.1f} kB"
+    unit = _UNITS.get(phase, "")
+    return f"{count:,} {unit[:-1] if count == 1 else unit}".rstrip()
 
 
 def _print_summary(result: IndexResult) -> None:
