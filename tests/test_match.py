@@ -24,7 +24,7 @@ from errdex.errors import InputTooLarge
 from errdex.index import index_source
 from errdex.match import MAX_INPUT_BYTES, Match, Matcher, MatchResult
 from errdex.model import ErrorSite, Hole, Record, Snapshot, Text
-from errdex.store import Store, open_store
+from errdex.store import SqliteStore, Store, open_store
 from tests.conftest import indexed_store, write_tree
 
 network = pytest.mark.network
@@ -550,6 +550,52 @@ def test_version_inferred_from_the_frame_line(shop: Matcher) -> None:
     newest = shop.match("LookupError: the cart holds no such item").matches[0]
     assert (newest.id, newest.version, newest.line) == (seen.id, "1.1", removal + 2)
     assert newest.version_inferred is None
+
+
+RAISE_IN_SHOP_1_0 = """
+import sys, traceback
+from rich.console import Console
+from rich.traceback import Traceback
+from shop.cart import Cart
+try:
+    Cart({}).remove("apple")
+except LookupError as exc:
+    if sys.argv[1] == "rich":
+        Console(file=sys.stdout, width=100, color_system=None).print(Traceback.from_exception(
+            type(exc), exc, exc.__traceback__))
+    else:
+        print("".join(traceback.format_exception(exc)), end="")
+"""
+
+
+@pytest.mark.parametrize("drawn", ["plain", "rich"])
+def test_the_frame_picks_the_version_in_a_rich_traceback_too(
+    shop_store: Store, tmp_path: Path, drawn: str
+) -> None:
+    """shop 1.0 raises (its code run from a site-packages of its own), its traceback is
+    printed plain or drawn by rich, and `errdex match -` reads it: the frame's line is
+    1.0's, so the answer is 1.0's, as the plain traceback's is."""
+    import os
+    import subprocess
+    import sys
+
+    site = tmp_path / "venv" / "lib" / "python3.12" / "site-packages"
+    write_tree(site, {k: v for k, v in shop_files("1.0").items() if k.startswith("shop/")})
+    env = {**os.environ, "PYTHONPATH": str(site), "NO_COLOR": "1"}
+    shown = subprocess.run(
+        [sys.executable, "-c", RAISE_IN_SHOP_1_0, drawn],
+        capture_output=True, text=True, env=env, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    assert ("╭" in shown) == (drawn == "rich")
+    assert isinstance(shop_store, SqliteStore)
+    done = subprocess.run(
+        [sys.executable, "-m", "errdex", "match", "-", "--json", "--db", str(shop_store.path)],
+        input=shown, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    top = json.loads(done.stdout)["matches"][0]
+    removal = raise_line("1.0", "shop/cart.py", "no such item")
+    assert (top["version"], top["line"], top.get("version_inferred")) == ("1.0", removal, "1.0")
 
 
 def test_package_and_version_filters(shop: Matcher) -> None:

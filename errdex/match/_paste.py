@@ -312,6 +312,8 @@ def parse_lines(lines: list[tuple[str, str]]) -> list[Segment]:
     for line, record in lines:
         body = line.strip()
         if record == "-":
+            if b.lines is None and b.frames:
+                continue  # rich's box ends before the exception line its frames lead to
             b.close()
             pytest_e = None
             continue
