@@ -71,9 +71,10 @@ def main() -> None:
             f"{cold.peak / grep.peak:.1f}",
         ],
     ]
+    files = len(list(walk_files(root, ("vllm",)).paths))  # as `errdex index` counts them
     save(
         "index.md",
-        f"vllm 0.28.0, `vllm/` (2,239 files); medians of {RUNS} runs\n\n"
+        f"vllm 0.28.0, `vllm/` ({files:,} files); medians of {RUNS} runs\n\n"
         + table(rows, ["measure", "errdex", "ast-grep `raise $E`", "ratio"])
         + "\n\n"
         + parse_breakdown(root, grep.cpu),
