@@ -307,7 +307,7 @@ def test_index_in_a_pipe_says_each_phase_as_it_starts_and_ends(tmp_path: Path) -
 
 def test_index_leaves_its_garbage_to_the_end_of_the_process(tmp_path: Path) -> None:
     """What an index made is frozen once its summary is out: the collection at exit
-    would walk it all (2-3 s after vllm's summary; timed in no test, see the README)."""
+    would walk it all (2-3 s after vllm's summary; timed in no test, see docs/guide.md)."""
     root = write_tree(tmp_path / "src" / "pkg", FILES)
     script = (
         "import gc, sys\nfrom errdex.cli import app\n"
