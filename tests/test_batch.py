@@ -92,9 +92,11 @@ def _ray() -> Path:
     return Path(sys.executable).parent / "ray"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def ray_cluster() -> Iterator[str]:
-    """The address of a Ray head with 2 CPUs on loopback, stopped after the module."""
+    """The address of a Ray head with 2 CPUs on loopback, stopped after the test (kept for
+    the module, it was still running when the --ray auto test below looked for none, so
+    that test skipped in every run of the whole file)."""
     folder = Path(tempfile.mkdtemp(prefix="errdex-ray-"))
     import socket
 
