@@ -482,7 +482,8 @@ def test_a_database_that_is_not_one_is_one_line_and_left_alone(
     bad.write_text("this is not a database\n" * 100)
     extra, _ = _degraded(site_dir, tmp_path)
     assert len(extra) == 1, extra
-    assert extra[0].startswith("errdex: could not explain this error (StoreError: ")
+    # the store's own word for it (a StoreError)
+    assert extra[0].startswith("errdex: could not explain this error (NotErrdexDatabase: ")
     assert bad.read_text() == "this is not a database\n" * 100
 
 
