@@ -1367,3 +1367,54 @@ def test_a_damaged_cache_entry_is_parsed_again_beside_the_workers(tmp_path: Path
     cache = SqliteFactsCache(path)  # and the damaged entry was written anew
     assert extract(snapshot, scan(snapshot, cache), cache).parsed == 0
     cache.close()
+
+
+def test_a_helpers_call_keeps_the_text_it_passes_when_the_class_builds_text(
+    tmp_path: Path,
+) -> None:
+    # click's shape: ParamType.fail raises BadParameter(message, ...), whose __init__
+    # chain keeps `message`; each call of fail is a site with the text that call passes
+    sites = index_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/exceptions.py": """
+                class ClickException(Exception):
+                    def __init__(self, message):
+                        super().__init__(message)
+                        self.message = message
+
+                    def __str__(self):
+                        return self.message
+
+
+                class UsageError(ClickException):
+                    def __init__(self, message, ctx=None):
+                        super().__init__(message)
+                        self.ctx = ctx
+
+
+                class BadParameter(UsageError):
+                    def __init__(self, message, ctx=None, param=None):
+                        super().__init__(message, ctx)
+                        self.param = param
+            """,
+            "pkg/types.py": """
+                from pkg.exceptions import BadParameter
+
+
+                class ParamType:
+                    def fail(self, message, param=None, ctx=None):
+                        raise BadParameter(message, ctx=ctx, param=param)
+
+
+                class Choice(ParamType):
+                    def convert(self, value, param, ctx):
+                        if value not in ("fast", "slow"):
+                            self.fail(f"{value!r} is not one of 'fast', 'slow'.", param, ctx)
+            """,
+        },
+    )
+    call = next(s for s in sites if s.kind == "helper")
+    assert call.message is not None
+    assert call.message.text == "{value!r} is not one of 'fast', 'slow'."

@@ -112,6 +112,10 @@ class Linker(Names):
             text_made = replace(_fill(made, factory[0].message, raw.args), source="factory")
             messages = [(text_made, raw.variant)]
             written = self.resolve(made.exception, made_in)
+        elif raw.kind == "helper":
+            # a helper's call: its text is the helper's own, filled with what the call
+            # passes (what the class makes of it was read at the helper's raise)
+            messages = [(raw.message, raw.variant)]
         else:
             raw = self._aligned(raw, made_by)
             made_texts, handed, start = self._class_message(raw, made_by)
