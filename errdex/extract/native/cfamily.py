@@ -28,7 +28,7 @@ from errdex.extract.native.classes import (
     qualified,
 )
 from errdex.extract.native.conditions import source, text, tree
-from errdex.extract.native.context import Param, inputs_of, is_false, place_of, snippet
+from errdex.extract.native.context import Param, is_false, place_of, site_at
 from errdex.extract.native.facts import (
     Binding,
     DeclaredClass,
@@ -38,7 +38,7 @@ from errdex.extract.native.facts import (
 )
 from errdex.extract.native.messages import format_parts, message, printf_parts
 from errdex.extract.native.strings import STRING_TYPES, STRINGIFIED, string_parts
-from errdex.model import Guard, Hole, Location, Message, Part, Text
+from errdex.model import Guard, Hole, Message, Part, Text
 
 _CANDIDATES = re.compile(
     rb"\b(?:PyErr_(?:SetString|Format|FormatV|SetObject|SetNone|NoMemory|SetFromErrno\w*"
@@ -320,26 +320,19 @@ class _Reader:
         line, end = node.start_point[0] + 1, node.end_point[0] + 1
         if follow:  # the `return NULL;` / `goto fail;` that hands the error on
             end = _handed_on(node, end)
-        guards = tuple(place.guards) + extra
-        trees: list[Expr] = [g.tree for g in guards if g.tree is not None]
-        if msg is not None:
-            trees += [p.tree for p in msg.parts if isinstance(p, Hole) and p.tree is not None]
         self.sites.append(
-            NativeSite(
+            site_at(
+                place,
                 form=form,
                 raised=raised,
                 python_class=python,
                 message=msg,
-                location=Location(
-                    file=self.path,
-                    line=line,
-                    end_line=end,
-                    function=place.function,
-                    language=self.language,
-                ),
-                snippet=snippet(self.lines, line, end),
-                guard=guards,
-                inputs=inputs_of(trees, place),
+                file=self.path,
+                language=self.language,
+                lines=self.lines,
+                line=line,
+                end_line=end,
+                extra=extra,
             )
         )
 

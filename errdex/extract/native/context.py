@@ -11,7 +11,8 @@ from tree_sitter import Node
 
 from errdex.expr import Attribute, Call, Constant, Expr, Name, compare, root
 from errdex.extract.native.conditions import source, text, tree
-from errdex.model import Guard, GuardKind, Input, Snippet
+from errdex.extract.native.facts import NativeSite
+from errdex.model import Guard, GuardKind, Hole, Input, Location, Message, Snippet
 
 SNIPPET_BEFORE, SNIPPET_AFTER = 17, 15  # as a Python site's (extract/visitor.py)
 _LOOPS: dict[str, GuardKind] = {
@@ -312,6 +313,41 @@ def inputs_of(trees: Iterable[Expr], place: Place) -> tuple[Input, ...]:
                     )
     called = {i.expr[:-2] for i in seen.values() if i.kind == "property" and i.expr.endswith("()")}
     return tuple(i for i in seen.values() if not (i.kind == "property" and i.expr in called))
+
+
+def site_at(
+    place: Place,
+    *,
+    form: str,
+    raised: str,
+    python_class: str | None,
+    message: Message | None,
+    file: str,
+    language: str,
+    lines: list[str],
+    line: int,
+    end_line: int,
+    extra: tuple[Guard, ...] = (),
+) -> NativeSite:
+    """The site written at `line`..`end_line` of `file` (whose text is `lines`): guarded by
+    the place's guards then `extra`, reading the inputs those guards and the message's
+    holes read."""
+    guards = tuple(place.guards) + extra
+    trees: list[Expr] = [g.tree for g in guards if g.tree is not None]
+    if message is not None:
+        trees += [p.tree for p in message.parts if isinstance(p, Hole) and p.tree is not None]
+    return NativeSite(
+        form=form,
+        raised=raised,
+        python_class=python_class,
+        message=message,
+        location=Location(
+            file=file, line=line, end_line=end_line, function=place.function, language=language
+        ),
+        snippet=snippet(lines, line, end_line),
+        guard=guards,
+        inputs=inputs_of(trees, place),
+    )
 
 
 def _property(node: Expr, base: str) -> str | None:

@@ -12,11 +12,11 @@ import re
 
 from tree_sitter import Node
 
-from errdex.expr import Expr, Name
+from errdex.expr import Name
 from errdex.extract.native import grammar
 from errdex.extract.native.classes import pyo3_class, qualified
 from errdex.extract.native.conditions import source, text, tree
-from errdex.extract.native.context import Place, inputs_of, place_of, snippet
+from errdex.extract.native.context import Place, place_of, site_at, snippet
 from errdex.extract.native.facts import (
     Binding,
     DeclaredClass,
@@ -27,7 +27,7 @@ from errdex.extract.native.facts import (
 )
 from errdex.extract.native.messages import format_parts, message, placeholder_parts
 from errdex.extract.native.strings import literal_text
-from errdex.model import Hole, Location, Message, Part, Text
+from errdex.model import Hole, Message, Part, Text
 
 _CANDIDATES = re.compile(
     rb"\bnew_err\b|\b(?:py_err|py_error_type)!|\bPyErr::new::<"
@@ -189,25 +189,18 @@ class _Reader:
         if place.in_test:
             return
         line, end = node.start_point[0] + 1, node.end_point[0] + 1
-        trees: list[Expr] = [g.tree for g in place.guards if g.tree is not None]
-        if msg is not None:
-            trees += [p.tree for p in msg.parts if isinstance(p, Hole) and p.tree is not None]
         self.sites.append(
-            NativeSite(
+            site_at(
+                place,
                 form=form,
                 raised=raised,
                 python_class=python,
                 message=msg,
-                location=Location(
-                    file=self.path,
-                    line=line,
-                    end_line=end,
-                    function=place.function,
-                    language="rust",
-                ),
-                snippet=snippet(self.lines, line, end),
-                guard=tuple(place.guards),
-                inputs=inputs_of(trees, place),
+                file=self.path,
+                language="rust",
+                lines=self.lines,
+                line=line,
+                end_line=end,
             )
         )
 
