@@ -142,21 +142,8 @@ class _Reader:
 
     def _format(self, tokens: list[Node]) -> Message | None:
         """A format string and its arguments, as in format!(...)."""
-        groups = _groups(tokens)
-        if not groups or len(groups[0]) != 1:
-            return None
-        fmt = literal_text(groups[0][0])
-        if fmt is None:
-            return None
-        positional: list[str] = []
-        named: dict[str, str] = {}
-        for group in groups[1:]:
-            shown = _tokens_text(self.data, group)
-            if len(group) >= 3 and group[0].type == "identifier" and text(group[1]) == "=":
-                named[text(group[0])] = _tokens_text(self.data, group[2:])
-            else:
-                positional.append(shown)
-        return message(_named_trees(format_parts(fmt, positional, named)))
+        parts = _format_tokens(tokens, self.data, 0)
+        return None if parts is None else message(parts)
 
     def _variant(self, node: Node, written: str) -> None:
         """`ErrorType::IntParsing {..}` or `ErrorTypeDefaults::IntParsing` built: a site
@@ -417,6 +404,8 @@ def _parts(node: Node, depth: int = 0) -> list[Part]:
 
 
 def _format_tokens(tokens: list[Node], data: bytes, base: int) -> list[Part] | None:
+    """The parts of a format string and its arguments, as in format!(...), or None when
+    the first argument is no string literal; `data` is the source from byte `base` on."""
     groups = _groups(tokens)
     if not groups or len(groups[0]) != 1:
         return None
