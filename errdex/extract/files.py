@@ -114,14 +114,18 @@ def _take_file(rel: str, full: str, out: FileWalk) -> None:
     out.stats.append(stat_result)
 
 
+def sorted_entries(folder: str) -> list[os.DirEntry[str]]:
+    """The entries of `folder` in name order, or none when it cannot be listed."""
+    try:
+        return sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+
+
 def _walk(root: str, folder: str, rel: str, out: FileWalk) -> None:
     # Plain strings, not pathlib: this runs on every re-index, over thousands of files.
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
     prefix = f"{rel}/" if rel else ""
-    for entry in entries:
+    for entry in sorted_entries(folder):
         name = entry.name
         if name.startswith("."):
             continue

@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from errdex.extract.files import BAD_NAME, TEST_DIRS, FileWalk
+from errdex.extract.files import BAD_NAME, TEST_DIRS, FileWalk, sorted_entries
 from errdex.model import SkippedFile
 from errdex.sources.layout import NOT_CODE_DIRS
 from errdex.sources.layout import code_paths as default_code_paths
@@ -133,12 +133,8 @@ def _submodules(root: Path) -> frozenset[str]:
 def _walk(
     root: str, folder: str, rel: str, out: FileWalk, vendored: frozenset[str], *, whole: bool
 ) -> None:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
     prefix = f"{rel}/" if rel else ""
-    for entry in entries:
+    for entry in sorted_entries(folder):
         name = entry.name
         path = prefix + name
         if name.startswith(".") or entry.is_symlink():
