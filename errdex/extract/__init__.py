@@ -16,11 +16,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, digest
-from errdex.extract.files import MAX_FILE_BYTES, too_big, walk_files
+from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, digest_walk
+from errdex.extract.files import walk_files
 from errdex.extract.native import NATIVE_VERSION, scan_native
 from errdex.model import ErrorSite, SkippedFile, Snapshot, TestFile
-from errdex.sources.reading import is_clean_name, read_regular
 
 if TYPE_CHECKING:  # a scan, all an unchanged re-index does, needs neither the facts' classes
     # nor worker processes
@@ -82,38 +81,8 @@ def scan(snapshot: Snapshot, cache: FactsCache, *, native: bool = True) -> TreeS
     Entries the walk cannot use (a link out of the tree, a FIFO, a name that is not
     UTF-8) and files over MAX_FILE_BYTES are in `unreadable`, with the reason.
     """
-    root = snapshot.root
-    walk = walk_files(root, snapshot.code_paths)
-    paths = walk.paths
-    base = str(root)
-    absolute = [os.path.join(base, p) for p in paths]
-    # the digest cache is keyed by absolute path, as text: a root whose name is not UTF-8
-    # (paths with lone surrogates) is read afresh each time instead
-    known = cache.known_digests([full for full in absolute if is_clean_name(full)])
-    files: list[tuple[str, str]] = []
-    unreadable: list[SkippedFile] = list(walk.skipped)
-    fresh: list[tuple[str, int, int, str]] = []
-    for rel, full, stat in zip(paths, absolute, walk.stats, strict=True):
-        try:
-            if stat.st_size > MAX_FILE_BYTES:
-                unreadable.append(SkippedFile(path=rel, reason=too_big(stat.st_size)))
-                continue
-            seen = known.get(full)
-            if seen is not None and seen[0] == stat.st_size and seen[1] == stat.st_mtime_ns:
-                files.append((rel, seen[2]))
-                continue
-            data = read_regular(full, MAX_FILE_BYTES + 1)
-            if len(data) > MAX_FILE_BYTES:  # it grew since the stat
-                unreadable.append(SkippedFile(path=rel, reason=too_big(len(data))))
-                continue
-            file_digest = digest(data)
-        except OSError as exc:
-            unreadable.append(SkippedFile(path=rel, reason=f"cannot read: {exc.strerror}"))
-            continue
-        files.append((rel, file_digest))
-        if is_clean_name(full):
-            fresh.append((full, stat.st_size, stat.st_mtime_ns, file_digest))
-    cache.remember_digests(fresh)
+    walk = walk_files(snapshot.root, snapshot.code_paths)
+    files, unreadable = digest_walk(snapshot.root, walk, cache)
     natives, native_unreadable = scan_native(snapshot, cache) if native else ([], [])
     tree = hashlib.blake2b(EXTRACTOR_VERSION.encode(), digest_size=16)
     for rel, file_digest in files:

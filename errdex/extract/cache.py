@@ -5,11 +5,16 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeAlias
+
+from errdex.extract.files import MAX_FILE_BYTES, FileWalk, too_big
+from errdex.model import SkippedFile
+from errdex.sources.reading import is_clean_name, read_regular
 
 if TYPE_CHECKING:  # the facts' classes are imported by what parses, not by a scan
     from errdex.extract.facts import FileFacts
@@ -100,3 +105,41 @@ class NoCache:
 
     def opener(self) -> Callable[[], FactsCache]:
         return NoCache
+
+
+def digest_walk(
+    root: Path, walk: FileWalk, cache: FactsCache
+) -> tuple[list[tuple[str, str]], list[SkippedFile]]:
+    """The walked files with their digests (a file of the size and mtime `cache` knows
+    is not read again), and the walk's skipped files with those that cannot be read or
+    are over MAX_FILE_BYTES, each with the reason. New digests are remembered in `cache`."""
+    base = str(root)
+    absolute = [os.path.join(base, p) for p in walk.paths]
+    # the digest cache is keyed by absolute path, as text: a root whose name is not UTF-8
+    # (paths with lone surrogates) is read afresh each time instead
+    known = cache.known_digests([full for full in absolute if is_clean_name(full)])
+    files: list[tuple[str, str]] = []
+    unreadable = list(walk.skipped)
+    fresh: list[tuple[str, int, int, str]] = []
+    for rel, full, stat in zip(walk.paths, absolute, walk.stats, strict=True):
+        if stat.st_size > MAX_FILE_BYTES:
+            unreadable.append(SkippedFile(path=rel, reason=too_big(stat.st_size)))
+            continue
+        seen = known.get(full)
+        if seen is not None and seen[0] == stat.st_size and seen[1] == stat.st_mtime_ns:
+            files.append((rel, seen[2]))
+            continue
+        try:
+            data = read_regular(full, MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            unreadable.append(SkippedFile(path=rel, reason=f"cannot read: {exc.strerror}"))
+            continue
+        if len(data) > MAX_FILE_BYTES:  # it grew since the stat
+            unreadable.append(SkippedFile(path=rel, reason=too_big(len(data))))
+            continue
+        file_digest = digest(data)
+        files.append((rel, file_digest))
+        if is_clean_name(full):
+            fresh.append((full, stat.st_size, stat.st_mtime_ns, file_digest))
+    cache.remember_digests(fresh)
+    return files, unreadable

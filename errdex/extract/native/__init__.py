@@ -14,13 +14,10 @@
 #   link.py      facts of every file -> ErrorSites
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from errdex.extract.cache import FactsCache, code_version, digest
-from errdex.extract.files import MAX_FILE_BYTES, too_big
+from errdex.extract.cache import FactsCache, code_version, digest_walk
 from errdex.model import SkippedFile, Snapshot
-from errdex.sources.reading import is_clean_name, read_regular
 
 __all__ = ["NATIVE_VERSION", "facts_key", "scan_native"]
 
@@ -44,32 +41,4 @@ def scan_native(
     and mtime, not read), and those that cannot be read, with the reason."""
     from errdex.extract.native.files import native_walk
 
-    walk = native_walk(snapshot.root, snapshot.code_paths)
-    base = str(snapshot.root)
-    absolute = [os.path.join(base, p) for p in walk.paths]
-    known = cache.known_digests([full for full in absolute if is_clean_name(full)])
-    files: list[tuple[str, str]] = []
-    unreadable = list(walk.skipped)
-    fresh: list[tuple[str, int, int, str]] = []
-    for rel, full, stat in zip(walk.paths, absolute, walk.stats, strict=True):
-        if stat.st_size > MAX_FILE_BYTES:
-            unreadable.append(SkippedFile(path=rel, reason=too_big(stat.st_size)))
-            continue
-        seen = known.get(full)
-        if seen is not None and seen[0] == stat.st_size and seen[1] == stat.st_mtime_ns:
-            files.append((rel, seen[2]))
-            continue
-        try:
-            data = read_regular(full, MAX_FILE_BYTES + 1)
-        except OSError as exc:
-            unreadable.append(SkippedFile(path=rel, reason=f"cannot read: {exc.strerror}"))
-            continue
-        if len(data) > MAX_FILE_BYTES:
-            unreadable.append(SkippedFile(path=rel, reason=too_big(len(data))))
-            continue
-        file_digest = digest(data)
-        files.append((rel, file_digest))
-        if is_clean_name(full):
-            fresh.append((full, stat.st_size, stat.st_mtime_ns, file_digest))
-    cache.remember_digests(fresh)
-    return files, unreadable
+    return digest_walk(snapshot.root, native_walk(snapshot.root, snapshot.code_paths), cache)
