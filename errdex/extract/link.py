@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from errdex.expr import Name, Opaque
+from errdex.extract import Extraction
 from errdex.extract.classes import (
     ARGS_FORMATTED,
     FORMATTED,
@@ -37,6 +38,7 @@ from errdex.model import (
     Input,
     Message,
     Part,
+    SkippedFile,
     SourcePos,
     Text,
 )
@@ -47,6 +49,35 @@ Revisit = Callable[[str, str, frozenset[int]], FileFacts | None]
 # What Python guarantees a raised object is, when nothing more is known of it.
 _ANY = ("BaseException", "builtins.BaseException")
 _STDLIB = frozenset(sys.stdlib_module_names)
+
+
+def linked(
+    package: str,
+    facts: list[FileFacts],
+    revisit: Revisit,
+    *,
+    files: int,
+    parsed: int,
+    skipped: list[SkippedFile],
+    tree_hash: str,
+    file_keys: tuple[tuple[str, str], ...] = (),
+) -> Extraction:
+    """The extraction of `package` made of the files' facts linked with each other, of
+    `files` files, `parsed` of them parsed this run; its tests are not scanned here
+    (`tests` is empty)."""
+    linker = Linker(package, facts, revisit)
+    sites = tuple(linker.sites())
+    return Extraction(
+        sites=sites,
+        written=tuple(linker.written),
+        facts=tuple(facts),
+        tests=(),
+        files=files,
+        parsed=parsed,
+        skipped=tuple(skipped),
+        tree_hash=tree_hash,
+        file_keys=file_keys,
+    )
 
 
 class Linker(Names):

@@ -15,7 +15,7 @@ from errdex.extract.cache import FactsCache, Outcome, facts_key, pack, unpack
 from errdex.extract.elsewhere import ElsewhereFailed, Interpreter, newer_python, parse_elsewhere
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, module_name
-from errdex.extract.link import Linker
+from errdex.extract.link import linked
 from errdex.extract.parse import UNPARSED, Skip, parse_file
 from errdex.extract.tests import scan_tests
 from errdex.model import SkippedFile, Snapshot, TestFile
@@ -172,16 +172,13 @@ def _link(
         outcome = again.get(rel)
         return outcome if isinstance(outcome, FileFacts) else None
 
-    linker = Linker(snapshot.package, facts, revisit)
-    sites = tuple(linker.sites())
-    return Extraction(
-        sites=sites,
-        written=tuple(linker.written),
-        facts=tuple(facts),
-        tests=(),
+    return linked(
+        snapshot.package,
+        facts,
+        revisit,
         files=total + len(tree.unreadable),
         parsed=len(parsed),
-        skipped=tuple(skipped),
+        skipped=skipped,
         tree_hash=tree.tree_hash,
         file_keys=tuple((f.path, keys[rel]) for rel, f in zip(parsed_paths, facts, strict=True)),
     )

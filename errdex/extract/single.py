@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from errdex.extract import Extraction
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, module_name, too_big
-from errdex.extract.link import Linker
+from errdex.extract.link import linked
 from errdex.extract.parse import Skip, parse_file
 from errdex.model import SkippedFile, Snapshot
 from errdex.sources.reading import read_regular
@@ -37,16 +37,13 @@ def extract_files(snapshot: Snapshot, paths: Sequence[str]) -> Extraction:
         outcome = _parse(snapshot, rel, lines)
         return None if isinstance(outcome, str) else outcome
 
-    linker = Linker(snapshot.package, facts, revisit)
-    sites = tuple(linker.sites())
-    return Extraction(
-        sites=sites,
-        written=tuple(linker.written),
-        facts=tuple(facts),
-        tests=(),
+    return linked(
+        snapshot.package,
+        facts,
+        revisit,
         files=len(facts) + len(skipped),
         parsed=len(facts),
-        skipped=tuple(skipped),
+        skipped=skipped,
         tree_hash="",
     )
 
