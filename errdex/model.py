@@ -1,7 +1,7 @@
 # The records every stage passes on: plain frozen dataclasses, no behaviour beyond
 # what derives directly from their fields. Serialised to JSON only in codec.py.
-# No __slots__: slotted dataclasses unpickle through a Python-level __setstate__,
-# which made loading cached per-file facts six times slower.
+# No __slots__: a slotted dataclass is set field by field when read back from the cache
+# (errdex.extract.packing), and unpickled through a Python-level __setstate__: slower.
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -12,14 +12,16 @@
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
-import pickle
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from errdex.explain.records import replaced
+from errdex.extract import packing
 from errdex.extract.cache import code_version
 from errdex.model import ErrorSite, Fix, Input, Knob, Snippet, SourcePos
 
@@ -144,8 +146,19 @@ class Reads:
 
 
 def replay(log: Iterable[Read], lookups: dict[str, Callable[[Any], Any]]) -> bool:
-    """Whether every lookup in `log` gives the same answer now."""
-    return all(lookups[kind](arg) == answer for kind, arg, answer in log)
+    """Whether every lookup in `log` gives the same answer now. A lookup this code does
+    not make, or one that cannot be asked again (a log read back from the cache is data,
+    and may say anything), answers differently: the prose is made afresh."""
+    for kind, arg, answer in log:
+        ask = lookups.get(kind)
+        if ask is None:
+            return False
+        try:
+            if ask(arg) != answer:
+                return False
+        except Exception:
+            return False
+    return True
 
 
 class _Absent(enum.Enum):
@@ -203,20 +216,56 @@ class ReadWhole:
 
 def lookup_in(mapping: dict[str, Any]) -> Callable[[str], Any]:
     """A ReadMapping's lookup into `mapping`; a missing key answers a marker that keeps
-    its identity through pickling, so "absent" replays as absent."""
+    its identity through the cache (an enum member), so "absent" replays as absent."""
     return lambda key: mapping.get(key, _MISSING)
 
 
+@functools.cache
+def _packer() -> packing.Packer:
+    """How a kept entry is written (errdex.extract.packing: data, never code): the
+    records, expression trees and explain's own values a lookup may answer."""
+    from errdex import expr, model
+    from errdex.explain import knobs
+    from errdex.extract import facts
+
+    return packing.Packer(packing.classes_of(model, expr, facts, knobs, sys.modules[__name__]))
+
+
 def pack(log: Sequence[Read], prose: Prose) -> bytes:
-    """A kept entry: the lookups and the prose, pickled. Not compressed: an entry is a
-    kilobyte or so, which zlib halves at some 50 µs, a third of a second over vllm."""
-    return pickle.dumps((tuple(log), prose), pickle.HIGHEST_PROTOCOL)
+    """A kept entry: the lookups and the prose. Not compressed: an entry is a kilobyte
+    or so, which zlib halves at some 50 µs, a third of a second over vllm. One that
+    holds a value the cache cannot keep is kept as nothing, which reads back as a miss."""
+    try:
+        return _packer().dumps((tuple(log), prose))
+    except packing.Unreadable:
+        return b""
 
 
 def unpack(data: bytes) -> tuple[tuple[Read, ...], Prose] | None:
-    """The lookups and prose of a kept entry; None for one this code cannot read."""
+    """The lookups and prose of a kept entry; None for one this code cannot read (an
+    older errdex's, a damaged or a planted one: a miss, and nothing in it runs)."""
     try:
-        log, prose = pickle.loads(data)
-    except Exception:  # a damaged or foreign entry is just a miss
+        log, prose = _packer().loads(data)
+    except (packing.Unreadable, ValueError, TypeError):
         return None
-    return (log, prose) if isinstance(prose, Prose) else None
+    if not isinstance(prose, Prose) or not _well_formed(prose) or not isinstance(log, tuple):
+        return None
+    if not all(isinstance(read, tuple) and len(read) == 3 for read in log):
+        return None
+    return log, prose
+
+
+def _well_formed(prose: Prose) -> bool:
+    """Whether a read-back Prose has the types it is made with (an entry is data, and
+    data written elsewhere may say anything)."""
+    return (
+        isinstance(prose.fixes, tuple)
+        and all(isinstance(fix, Fix) for fix in prose.fixes)
+        and isinstance(prose.what_it_means, str)
+        and isinstance(prose.when_it_happens, str)
+        and isinstance(prose.common_situations, tuple)
+        and all(isinstance(text, str) for text in prose.common_situations)
+        and isinstance(prose.invariant, bool)
+        and isinstance(prose.invariant_caught, bool)
+        and (prose.implemented is None or isinstance(prose.implemented, tuple))
+    )

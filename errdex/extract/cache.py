@@ -4,15 +4,15 @@
 # store package (errdex.store.facts), which is where errdex keeps all of its SQL.
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-import pickle
-import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from errdex.extract.files import MAX_FILE_BYTES, FileWalk, too_big
+from errdex.extract.packing import Packer, Unreadable
 from errdex.model import SkippedFile
 from errdex.sources.reading import is_clean_name, read_regular
 
@@ -35,15 +35,30 @@ EXTRACTOR_VERSION = code_version(Path(__file__).parent, _PACKAGE / "model.py", _
 Outcome: TypeAlias = "FileFacts | str"  # the facts, or why the file was skipped
 
 
+@functools.cache
+def packer() -> Packer:
+    """How the cache keeps extract's records (errdex.extract.packing: data, never code):
+    the facts, the records they hold and the expression trees."""
+    from errdex import expr, model
+    from errdex.extract import facts, packing
+
+    return Packer(packing.classes_of(model, expr, facts))
+
+
 def pack(outcome: Outcome) -> bytes:
     """An outcome as the cache keeps it (made where it was parsed: in a worker, beside
     the parse, the index's own process does not pay for it)."""
-    return zlib.compress(pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL), 1)
+    return packer().dumps(outcome, compress=True)
 
 
 def unpack(data: bytes) -> Outcome:
-    """The outcome `pack` made; raises on a damaged entry (any exception)."""
-    outcome: Outcome = pickle.loads(zlib.decompress(data))
+    """The outcome `pack` made. Raises Unreadable for any other entry (an older errdex's,
+    a damaged or planted one), which the caller takes as a miss; nothing in it runs."""
+    from errdex.extract.facts import FileFacts
+
+    outcome = packer().loads(data, compressed=True)
+    if not isinstance(outcome, FileFacts | str):
+        raise Unreadable(f"an entry holding a {type(outcome).__name__}, not a file's facts")
     return outcome
 
 

@@ -10,14 +10,14 @@ import builtins
 import functools
 import itertools
 import os
-import pickle
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from keyword import kwlist
 from pathlib import Path
 
-from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, digest
+from errdex.extract.cache import EXTRACTOR_VERSION, FactsCache, digest, packer
+from errdex.extract.packing import Unreadable
 from errdex.extract.parametrized import Parametrized, Values, class_names, strings
 from errdex.model import Expectation, TestFile, TestRef
 from errdex.sources.reading import read_regular
@@ -105,7 +105,7 @@ def scan_tests(root: Path, cache: FactsCache | None = None) -> tuple[TestFile, .
             test = _read_back(kept.get(key))
             if test is _MISSING:
                 test = _scan_file(rel, data.decode("utf-8", errors="replace"))
-                fresh.append((key, pickle.dumps(test, pickle.HIGHEST_PROTOCOL)))
+                fresh.append((key, packer().dumps(test)))
             if isinstance(test, TestFile):
                 found.append(test)
         if cache is not None:
@@ -131,8 +131,8 @@ def _read_back(packed: bytes | None) -> object:
     if packed is None:
         return _MISSING
     try:
-        test = pickle.loads(packed)  # errdex's own cache file, written by this code
-    except Exception:
+        test = packer().loads(packed)  # data only (errdex.extract.packing): nothing runs
+    except Unreadable:  # an older errdex's entry, a damaged or a planted one: a miss
         return _MISSING
     return test if test is None or isinstance(test, TestFile) else _MISSING
 
