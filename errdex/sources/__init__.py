@@ -32,7 +32,7 @@ from packaging.version import InvalidVersion, Version
 
 from errdex.errors import NotFoundError, SourceError
 from errdex.model import Snapshot
-from errdex.sources.cache import cache_root, cached_tree, materialise
+from errdex.sources.cache import cache_root, materialise
 from errdex.sources.layout import code_paths
 from errdex.sources.metadata import (
     canonical_name,
@@ -194,17 +194,18 @@ def _from_pypi(
     name, version = pypi.parse_spec(rest)
     downloads = cache / "downloads"
     download = pypi.fetch(name, version, downloads, progress)
+    # The archive must be the one its pin recorded, and the tree the one made from it:
+    # a damaged file is fetched again, and a tree not made from it is made again.
+    if not download.checked and not pypi.verify(download):
+        download.path.unlink(missing_ok=True)
+        download = pypi.fetch(name, version, downloads, progress)
     dest = cache / "trees" / download.sha256[:16]
-    root = cached_tree(dest)
-    if root is None:
-        if not pypi.verify(download):  # the cached file was damaged: fetch it again
-            download.path.unlink(missing_ok=True)
-            download = pypi.fetch(name, version, downloads, progress)
-            dest = cache / "trees" / download.sha256[:16]
-        archive = download.path
-        # a platform wheel: its Python files and metadata, not its compiled libraries
-        only = _python_or_metadata if pypi.is_platform_wheel(archive.name) else None
-        root = materialise(dest, lambda tree: extract_archive(archive, tree, only=only))
+    archive = download.path
+    # a platform wheel: its Python files and metadata, not its compiled libraries
+    only = _python_or_metadata if pypi.is_platform_wheel(archive.name) else None
+    root = materialise(
+        dest, lambda tree: extract_archive(archive, tree, only=only), origin=download.sha256
+    )
     release = download.release
     meta = read_tree_metadata(root)
     paths = code_paths(root, import_name(name))

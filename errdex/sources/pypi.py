@@ -59,6 +59,7 @@ class Download:
     release: Release
     path: Path
     sha256: str
+    checked: bool = False  # its bytes were hashed just now (a download, not the pin)
 
 
 def index_url() -> str:
@@ -115,7 +116,7 @@ def fetch(
     # remembered under the version it is (the newest, when none was asked for), so that
     # pypi:NAME==VERSION of a release first fetched unpinned works offline too
     _remember(release, version or release.version, digest, downloads)
-    return Download(release=release, path=path, sha256=digest)
+    return Download(release=release, path=path, sha256=digest, checked=True)
 
 
 def _client() -> Any:
