@@ -125,7 +125,7 @@ def export_command(directory: Path, db: Path | None, base_url: str, workers: int
     from errdex.web.export import export_site
 
     try:
-        with open_store(db) as store:
+        with open_store(db, create=False) as store:  # a typo is no new, empty db
             result = export_site(store, directory, base_url=base_url, workers=workers)
     except ErrdexError as exc:
         fail(advice(exc))

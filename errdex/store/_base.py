@@ -8,12 +8,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from types import ModuleType, TracebackType
 from typing import Any, ClassVar, Self, TypeVar
 
 from errdex import codec, rank
+from errdex.errors import StoreError
 from errdex.model import (
     Enrichment,
     IndexedSite,
@@ -46,18 +48,34 @@ _TAG_REF = "tag:"
 def record_utf8(row: Sequence[Any]) -> bytes:
     """The UTF-8 of the record's JSON text from a row that starts with a backend's
     _record_fields: the stored body, its snapshot's package, version, repo URL and link
-    ref (LINK_REF), and its member's line and packed lines."""
+    ref (LINK_REF), and its member's line and packed lines. Raises StoreError for one
+    that cannot be read."""
     packed, package, version, repo_url, ref, line, lines = row[:7]
     tag = ref[len(_TAG_REF) :] if ref is not None and ref.startswith(_TAG_REF) else None
-    return codec.shared_record_utf8(
-        unpack_body(packed), unpack_lines(line, bytes(lines)), line, package, version,
-        repo_url, None if tag is not None else ref, tag,
-    )  # fmt: skip
+    with _damage_said():
+        return codec.shared_record_utf8(
+            unpack_body(packed), unpack_lines(line, bytes(lines)), line, package, version,
+            repo_url, None if tag is not None else ref, tag,
+        )  # fmt: skip
 
 
 def record(text: bytes | str) -> Record:
-    """The Record of a record's JSON text (or its UTF-8)."""
-    return codec.record_from_json(json.loads(text))
+    """The Record of a record's JSON text (or its UTF-8); StoreError if it is damaged."""
+    with _damage_said():
+        return codec.record_from_json(json.loads(text))
+
+
+@contextlib.contextmanager
+def _damage_said() -> Iterator[None]:
+    """A stored record that cannot be read back (its compressed body, its line marks or
+    its JSON damaged) as our StoreError, which says so, rather than a bug of errdex's."""
+    try:
+        yield
+    except (zlib.error, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        raise StoreError(
+            f"a stored record cannot be read ({type(exc).__name__}: {exc}): the database is"
+            " damaged; index again into a new database file"
+        ) from exc
 
 
 class StoreBase(ABC):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
@@ -334,6 +335,11 @@ class SqliteStore(StoreBase):
         """Open the database at `path`, creating it (and its folder) if `create`; a
         connection waits up to `wait` seconds for another that holds a lock.
 
+        Without `create` (a reader) every read goes through a read-only connection: a
+        database on a read-only path can be read, and nothing is written to a file that
+        is not an errdex database. A write (a model note, an index into an existing
+        database) gets a connection of its own, made when it is first needed.
+
         Raises NoDatabase if it does not exist and `create` is false; StoreError if the
         file is not an errdex database, was written by a newer errdex, or cannot be opened.
         """
@@ -342,20 +348,21 @@ class SqliteStore(StoreBase):
         if not create and not self.path.exists():
             raise NoDatabase(self.path)
         _check_fts5()
+        self._create = create
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
-        if not self.path.parent.exists():
+        self._immutable = False  # read as a file nobody writes (a read-only place)
+        if create and not self.path.parent.exists():
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(
                     f"cannot create the folder of database {self.path}: {exc}"
                 ) from exc
-        conn = self._conn()
         try:
-            self._prepare(conn)
+            self._prepare(self._conn())
         except BaseException:
             self.close()
             raise
@@ -363,11 +370,67 @@ class SqliteStore(StoreBase):
     # -- connections and schema -------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
+        """This thread's connection for reading: read-only for a reader (and for a file
+        that cannot be written), else the one that also writes."""
+        if not self._create or not self._writable():
+            return self._connection("reader", self._open_reader)
+        return self._writer()
+
+    def _writable(self) -> bool:
+        here = self.path if self.path.exists() else self.path.parent
+        return not self._immutable and os.access(here, os.W_OK)
+
+    def _writer(self) -> sqlite3.Connection:
+        """This thread's connection for writing (only once the file is known to be an
+        errdex database, or empty and `create`: see _prepare)."""
+        return self._connection("writer", self._open_writer)
+
+    def _connection(
+        self, kind: str, open_one: Callable[[], sqlite3.Connection]
+    ) -> sqlite3.Connection:
         if self._closed:
             raise StoreError(f"the store {self.path} is closed")
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        conn: sqlite3.Connection | None = getattr(self._local, kind, None)
         if conn is not None:
             return conn
+        conn = open_one()
+        setattr(self._local, kind, conn)
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    def _open_reader(self) -> sqlite3.Connection:
+        """A read-only connection: it creates nothing, changes no mode of the file, and
+        reads a database in a folder it cannot write (as immutable, when even SQLite's
+        shared-memory file cannot be made beside it)."""
+        mode = "ro&immutable=1" if self._immutable else "ro"
+        try:
+            conn = sqlite3.connect(
+                f"{self.path.resolve().as_uri()}?mode={mode}",
+                uri=True,
+                timeout=_BUSY_TIMEOUT,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+        try:
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if not self._immutable and not os.access(self.path.parent, os.W_OK):
+                self._immutable = True  # a read-only place: nothing there can change it
+                return self._open_reader()
+            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:  # SQLITE_NOTADB and kin
+            conn.close()
+            raise NotErrdexDatabase(
+                f"{self.path} is not an errdex database: {exc}", self.path
+            ) from exc
+        return conn
+
+    def _open_writer(self) -> sqlite3.Connection:
         try:
             conn = sqlite3.connect(
                 self.path, timeout=self._wait, isolation_level=None, check_same_thread=False
@@ -375,11 +438,6 @@ class SqliteStore(StoreBase):
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open database {self.path}: {exc}") from exc
         try:
-            # A new file's pages: 16 KiB, so that records of 2-4 kB (a vllm body, compressed,
-            # with its columns) share a page instead of leaving half of one empty (4 KiB
-            # pages left 32% of a vllm index unused). No effect on an existing file.
-            conn.execute(f"PRAGMA page_size={_PAGE_SIZE}")
-            conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.OperationalError as exc:  # cannot open, locked, read-only, ...
@@ -390,9 +448,6 @@ class SqliteStore(StoreBase):
             raise NotErrdexDatabase(
                 f"{self.path} is not an errdex database: {exc}", self.path
             ) from exc
-        self._local.conn = conn
-        with self._lock:
-            self._connections.append(conn)
         return conn
 
     def _schema_version(self, conn: sqlite3.Connection) -> int | None:
@@ -417,25 +472,50 @@ class SqliteStore(StoreBase):
             ) from exc
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
-        """Create the schema in an empty database, migrate an old one, refuse a newer one."""
+        """Create the schema in an empty database (only with `create`), migrate an old
+        one, refuse a newer one or one that is not errdex's. What the file is, is read
+        first, through `conn`: nothing is written to a file that is not errdex's."""
         try:
             found = self._schema_version(conn)
+            if found is None and not self._create:
+                raise StoreError(
+                    f"{self.path} is not an errdex database: it is empty"
+                    f" ({self.path.stat().st_size:,} bytes); index into it with"
+                    f" errdex index SOURCE --db {self.path}, or point --db at another file"
+                )
+            self._check_not_newer(found)
             if found == SCHEMA_VERSION:
                 self._ensure_fts(conn)
                 return
+            self._upgrade(found)
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"cannot prepare database {self.path}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not an errdex database: {exc}") from exc
+
+    def _upgrade(self, found: int | None) -> None:
+        """Make the schema (`found` None: an empty file) or migrate it from `found`, in
+        one transaction, through the writing connection."""
+        conn = self._writing_conn(f"errdex must upgrade it from schema version {found}")
+        if found is None:
+            # A new file's pages: 16 KiB, so that records of 2-4 kB (a vllm body,
+            # compressed, with its columns) share a page instead of leaving half of one
+            # empty (4 KiB pages left 32% of a vllm index unused).
+            conn.execute(f"PRAGMA page_size={_PAGE_SIZE}")
+        conn.execute("PRAGMA journal_mode=WAL")  # errdex's own file (or an empty one)
+        shared = False
+        with self._transaction(conn):
+            found = self._schema_version(conn)  # another process may have been first
             self._check_not_newer(found)
-            shared = False
-            with self._transaction(conn):
-                found = self._schema_version(conn)  # another process may have been first
-                self._check_not_newer(found)
-                if found is None:
-                    for statement in _statements(full_schema("sqlite")):
-                        conn.execute(statement)
-                    conn.execute(
-                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
-                        (str(SCHEMA_VERSION),),
-                    )
-                elif found < SCHEMA_VERSION:
+            if found is None:
+                for statement in _statements(full_schema("sqlite")):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            elif found < SCHEMA_VERSION:
+                try:
                     for version in range(found, SCHEMA_VERSION):
                         step = MIGRATIONS[version]
                         for statement in _statements(step.sqlite):
@@ -446,17 +526,29 @@ class SqliteStore(StoreBase):
                             shared = True
                     if shared:
                         reshape_records(conn, found)
-                    conn.execute(
-                        "UPDATE meta SET value = ? WHERE key = 'schema_version'",
-                        (str(SCHEMA_VERSION),),
-                    )
-            if shared:
-                _give_back_space(conn)
-            self._ensure_fts(conn)
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"cannot prepare database {self.path}: {exc}") from exc
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not an errdex database: {exc}") from exc
+                except (sqlite3.OperationalError, KeyError, ValueError) as exc:
+                    raise StoreError(
+                        f"{self.path} says it has errdex's schema version {found}, but its"
+                        f" tables are not those of version {found} ({exc}): the file is"
+                        " damaged or was changed by hand; index again into a new file"
+                    ) from exc
+                conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                    (str(SCHEMA_VERSION),),
+                )
+        if shared:
+            _give_back_space(conn)
+        self._ensure_fts(self._conn())
+
+    def _writing_conn(self, why: str) -> sqlite3.Connection:
+        """The writing connection, for a change `why` needs; StoreError when the file
+        cannot be written (a read-only place)."""
+        if not self._writable():
+            raise StoreError(
+                f"cannot write to {self.path}: it is read-only, and {why};"
+                " use a copy of it in a writable place"
+            )
+        return self._writer()
 
     def _ensure_fts(self, conn: sqlite3.Connection) -> None:
         """Rebuild sites_fts from `sites` if it was made with other columns or another
@@ -469,6 +561,7 @@ class SqliteStore(StoreBase):
 
         if made() == _FTS_CREATE:
             return
+        conn = self._writing_conn("its search index must be made again")
         with self._transaction(conn):
             if made() == _FTS_CREATE:  # another process rebuilt it first
                 return
@@ -498,9 +591,16 @@ class SqliteStore(StoreBase):
             raise StoreError(f"cannot read {self.path}: {exc}") from exc
         try:
             yield
-        finally:
+        except BaseException:
             if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):  # what went wrong is said already
+                    conn.execute("ROLLBACK")
+            raise
+        if conn.in_transaction:
+            try:
                 conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read {self.path}: {exc}") from exc
 
     @contextlib.contextmanager
     def _transaction(self, conn: sqlite3.Connection) -> Iterator[None]:
@@ -536,7 +636,7 @@ class SqliteStore(StoreBase):
         transaction: if anything fails or interrupts, the previous state stays whole.
         Raises StoreError for a database that cannot be written.
         """
-        conn = self._conn()
+        conn = self._writing_conn(f"{snapshot.package} {snapshot.version} is to be written")
         written = list(sites)  # before the transaction: the lock is held only to write
         # made meanwhile, on every core; compressed there too for a package's first
         # snapshot, none of whose records can be stored yet
@@ -758,7 +858,7 @@ class SqliteStore(StoreBase):
 
     def save_enrichment(self, enrichment: Enrichment) -> None:
         """Keep `enrichment`, replacing an earlier note by the same model on the same id."""
-        conn = self._conn()
+        conn = self._writing_conn("a model note is to be kept in it")
         try:
             with self._transaction(conn):
                 conn.execute(
@@ -779,7 +879,7 @@ class SqliteStore(StoreBase):
 
     def record_failure(self, failure: IndexFailure) -> None:
         """Keep why `failure.source` could not be indexed, replacing an earlier reason."""
-        conn = self._conn()
+        conn = self._writing_conn("a failure is to be kept in it")
         try:
             with self._transaction(conn):
                 conn.execute(
@@ -792,7 +892,7 @@ class SqliteStore(StoreBase):
 
     def clear_failure(self, source: str) -> None:
         """Forget the failure of `source` (it has been indexed since)."""
-        conn = self._conn()
+        conn = self._writing_conn("a failure is to be forgotten")
         try:
             with self._transaction(conn):
                 conn.execute("DELETE FROM failures WHERE source = ?", (source,))
