@@ -1,6 +1,7 @@
 # `errdex match`: from the text a user saw to the raise that produced it.
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -54,16 +55,21 @@ def match(
 
     Exit status: 0 when something matched, 1 when nothing did (the answer says why).
     """
-    from errdex.match import MAX_INPUT_BYTES, Matcher
+    from errdex.match import MAX_INPUT_BYTES, Matcher, too_large
 
     if file is not None:
         try:
             with file.open("rb") as handle:  # past the cap the matcher refuses: read no more
                 raw: str | bytes = handle.read(MAX_INPUT_BYTES + 1)
+                size = os.fstat(handle.fileno()).st_size  # what is there, not what was read
         except OSError as exc:
             fail(f"cannot read {file}: {exc.strerror}")
+        if len(raw) > MAX_INPUT_BYTES:
+            fail(f"{file}: {too_large(max(size, len(raw)))}", kind="too-large")
     elif text is None or text == "-":
         raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        if len(raw) > MAX_INPUT_BYTES:  # the rest is left unread
+            fail(f"standard input: {too_large(MAX_INPUT_BYTES, more=True)}", kind="too-large")
     else:
         raw = text
     if not raw.strip():

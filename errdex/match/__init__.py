@@ -26,7 +26,7 @@ from errdex.model import Match, MatchResult
 from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, version_key
 
-__all__ = ["MAX_INPUT_BYTES", "Match", "MatchResult", "Matcher", "with_values"]
+__all__ = ["MAX_INPUT_BYTES", "Match", "MatchResult", "Matcher", "too_large", "with_values"]
 
 MAX_INPUT_BYTES = 256 * 1024
 MAX_CLOSEST = 5
@@ -232,7 +232,7 @@ class Matcher:
         """
         if isinstance(text, bytes):
             if len(text) > MAX_INPUT_BYTES:
-                raise _too_large(len(text))
+                raise too_large(len(text))
             try:
                 text = text.decode("utf-8-sig")
             except UnicodeDecodeError as exc:
@@ -244,7 +244,7 @@ class Matcher:
         if len(text) * 4 > MAX_INPUT_BYTES:
             size = len(text.encode("utf-8", "surrogatepass"))
             if size > MAX_INPUT_BYTES:
-                raise _too_large(size)
+                raise too_large(size)
         text = _without_surrogates(text)
         if not text.strip():
             return MatchResult(
@@ -701,8 +701,11 @@ def _package_filter(package: str | None, version: str | None) -> tuple[str | Non
     return canonicalize_name(name.strip()), (ver.strip() if sep else version)
 
 
-def _too_large(size: int) -> InputTooLarge:
+def too_large(size: int, *, more: bool = False) -> InputTooLarge:
+    """The error for text of `size` bytes (`more`: of more than that, when the rest was
+    not read) over MAX_INPUT_BYTES."""
+    told = f"more than {size:,}" if more else f"{size:,}"
     return InputTooLarge(
-        f"the text to match is {size:,} bytes, over the {MAX_INPUT_BYTES // 1024} KiB cap;"
+        f"the text to match is {told} bytes, over the {MAX_INPUT_BYTES // 1024} KiB cap;"
         " paste only the traceback's last exception or the message line"
     )

@@ -1,6 +1,10 @@
 # errdex.lookup: the matcher for programs and for hooks that explain an error at the
 # moment it is raised. One matcher per database is kept for the life of the process and
-# renewed when a snapshot is written, so repeated calls read little.
+# renewed when a snapshot is written, so repeated calls read little. An exception is
+# read as its traceback prints it, cut as the hook cuts it (the last MAX_CHAIN of its
+# chain, the last MAX_FRAMES frames and MAX_MESSAGE characters of each message, the
+# end of the whole within the matcher's cap): it is called from the user's `except`
+# block, and must not fail there because the error is huge.
 from __future__ import annotations
 
 import dataclasses
@@ -8,9 +12,13 @@ import threading
 import traceback
 from pathlib import Path
 
-from errdex.match import Matcher
+from errdex.match import MAX_INPUT_BYTES, Matcher
 from errdex.model import Match
 from errdex.store import Store, default_location, open_store
+
+MAX_CHAIN = 50  # exceptions of a chain read, nearest the error
+MAX_FRAMES = 100  # frames of each exception's traceback, innermost
+MAX_MESSAGE = 20_000  # characters of each exception's message
 
 _lock = threading.Lock()
 _open: dict[str, tuple[Store, Matcher]] = {}
@@ -31,11 +39,11 @@ def lookup(
     narrows the search. For an exception, a match from another version than the one
     installed here says so: its `installed_version` is set and its `note` tells. Raises
     StoreError when the database cannot be read, and InputTooLarge for text over the
-    matcher's cap.
+    matcher's cap (an exception is cut to fit instead).
     """
     if isinstance(error, str):
         return list(_matcher(db).match(error, package=package, limit=limit).matches)
-    text = "".join(traceback.format_exception(error))
+    text = printed(error)
     found = _matcher(db).match(text, package=package, limit=limit).matches
     installed: dict[str, str | None] = {}
     return [_against_installed(match, installed) for match in found]
@@ -73,6 +81,50 @@ def _same_version(a: str, b: str) -> bool:
         return Version(a) == Version(b)
     except InvalidVersion:
         return a == b
+
+
+_CAUSE = "\nThe above exception was the direct cause of the following exception:\n\n"
+_CONTEXT = "\nDuring handling of the above exception, another exception occurred:\n\n"
+
+
+def printed(error: BaseException) -> str:
+    """`error`'s traceback as Python prints it, chained causes first, cut to fit the
+    matcher (see the module comment)."""
+    chain: list[tuple[BaseException, str]] = []
+    seen: set[int] = set()
+    current: BaseException | None = error
+    joint = ""
+    while current is not None and id(current) not in seen and len(chain) < MAX_CHAIN:
+        seen.add(id(current))
+        chain.append((current, joint))
+        if current.__cause__ is not None:
+            current, joint = current.__cause__, _CAUSE
+        elif current.__context__ is not None and not current.__suppress_context__:
+            current, joint = current.__context__, _CONTEXT
+        else:
+            current = None
+    text = "".join(_one(exc) + joint for exc, joint in reversed(chain))
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= MAX_INPUT_BYTES:
+        return text
+    end = data[-MAX_INPUT_BYTES:].decode("utf-8", "ignore")
+    return end[end.find("\n") + 1 :]  # from the first whole line
+
+
+def _one(exc: BaseException) -> str:
+    """One exception as Python prints it, without its chain (the traceback module would
+    walk all of a chain to print one link of it): its last frames and its last line."""
+    frames = traceback.extract_tb(exc.__traceback__, limit=-MAX_FRAMES)
+    head = "".join(["Traceback (most recent call last):\n", *frames.format()]) if frames else ""
+    kind = type(exc)
+    name = kind.__qualname__
+    if kind.__module__ not in ("builtins", "__main__"):
+        name = f"{kind.__module__}.{name}"
+    try:
+        message = str(exc)
+    except Exception:  # the exception's own __str__ fails: Python says as much
+        message = "<exception str() failed>"
+    return f"{head}{name}: {message[:MAX_MESSAGE]}\n" if message else f"{head}{name}\n"
 
 
 def _matcher(db: str | Path | None) -> Matcher:
