@@ -10,4 +10,4 @@ def site_id(
 ) -> str:
     """Return the 16-hex-digit id of an error site (docs/architecture.md, Identity)."""
     key = "\0".join((package, file, function, exception, message, str(ordinal)))
-    return hashlib.sha256(key.encode()).hexdigest()[:16]
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -16,10 +16,14 @@
 # syntax on the same lines (downgrade.py) and parsed again; the visitor reads that tree
 # with the file's own text. What is still refused is skipped with a reason that starts
 # with UNPARSED, and the extract stage hands it to a newer Python (see elsewhere.py).
+# A string literal may hold what no UTF-8 text (a lone surrogate, "\udcff") or no
+# PostgreSQL text (NUL) can: such a character is kept as the escape Python shows for it
+# (a traceback's stderr writes "\udcff" so), before anything reads the tree.
 from __future__ import annotations
 
 import ast
 import io
+import re
 import sys
 import tokenize
 import warnings
@@ -79,6 +83,8 @@ def parse_file(
     except (RecursionError, MemoryError):
         raise Skip("too deeply nested to parse") from None
     _check_size(tree, data)
+    if _UNSTORABLE_ESCAPE.search(text):
+        _escape_unstorable(tree)
     visitor = FileVisitor(text, path, module, strict=strict, want_calls=want_calls)
     try:
         return visitor.visit_module(tree)
@@ -98,6 +104,27 @@ def _parse(text: str, path: str) -> ast.Module:
     tree = ast.parse(older.text, path)  # its SyntaxError is the one the rewrite left
     older.restore(tree)
     return tree
+
+
+# an escape in the source that makes a lone surrogate or a NUL (a false hit, such as an
+# escaped backslash before it, only costs a walk of the tree)
+_UNSTORABLE_ESCAPE = re.compile(
+    r"\\(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F]|0|x00|u0000|U00000000|N\{)"
+)
+
+
+def _escape_unstorable(tree: ast.Module) -> None:
+    """Keep each lone surrogate and NUL of the tree's string constants as its escape."""
+    for node in ast.walk(tree):
+        if type(node) is ast.Constant and type(node.value) is str:
+            value = node.value
+            if "\0" in value:
+                value = value.replace("\0", "\\x00")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                value = value.encode("utf-8", "backslashreplace").decode("utf-8")
+            node.value = value
 
 
 def _unparsed(exc: SyntaxError) -> str:
