@@ -168,6 +168,7 @@ def index_snapshot(
             skipped=extraction.skipped,
             tree_hash=extraction.tree_hash,
             extractor=PIPELINE_VERSION,
+            digests=tree.files,
         )
     clock.done("write")
     if progress:

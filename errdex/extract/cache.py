@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from errdex.extract.files import MAX_FILE_BYTES, FileWalk, too_big
 from errdex.extract.packing import Packer, Unreadable
+from errdex.identity import file_digest
 from errdex.model import SkippedFile
 from errdex.sources.reading import is_clean_name, read_regular
 
@@ -63,7 +64,7 @@ def unpack(data: bytes) -> Outcome:
 
 
 def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return file_digest(data)
 
 
 def facts_key(path: str, file_digest: str) -> str:

@@ -2,7 +2,8 @@
 # object per site (codec.hook_answer_to_json). For each snapshot the hook has asked for,
 # a folder of the cache dir holds one file of answers per source file with sites, written
 # by the background job (_background.py) from the database, and the signature of the
-# database file at the time (state.json): while the database is unchanged, a failure
+# database file at the time (state.json), each file's answers with the digest the snapshot
+# recorded of that file: while the database is unchanged, a failure
 # reads the one file of the raising frame and nothing else, without errdex's record
 # classes, store or matcher, which cost a failing process some 80 ms to import. The
 # folder also holds the job's lock, its log and, when it failed, why.
@@ -12,7 +13,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
@@ -96,6 +97,7 @@ class Kept:
         self._state = self.root / "state.json"
         self._failed = self.root / "failed.json"
         self._sites = self.root / "sites"
+        self._read: dict[str, dict[str, Any]] = {}
 
     # -- reading, at a failure ------------------------------------------------------------
 
@@ -109,11 +111,22 @@ class Kept:
 
     def at(self, file: str) -> list[Answer]:
         """The answers of the sites of `file` (relative to the snapshot's root)."""
-        found = _load(self._sites / f"{_digest(file)}.json")
-        if not isinstance(found, dict) or found.get("file") != file:
-            return []
-        answers = found.get("sites")
+        answers = self._kept(file).get("sites")
         return cast(list[Answer], answers) if isinstance(answers, list) else []
+
+    def digest(self, file: str) -> str | None:
+        """The digest the snapshot recorded of `file`, as kept with its answers (None: no
+        answers kept for it, or none recorded)."""
+        digest = self._kept(file).get("digest")
+        return digest if isinstance(digest, str) else None
+
+    def _kept(self, file: str) -> dict[str, Any]:
+        """What is kept of `file`, read once by this instance ({} when nothing is)."""
+        if file not in self._read:
+            found = _load(self._sites / f"{_digest(file)}.json")
+            ok = isinstance(found, dict) and found.get("file") == file
+            self._read[file] = found if ok else {}
+        return self._read[file]
 
     def failure(self) -> str | None:
         """Why the last background index of this snapshot failed, if it did."""
@@ -124,9 +137,17 @@ class Kept:
 
     # -- writing, in the background job ---------------------------------------------------
 
-    def write(self, answers: Iterable[Answer], sig: Signature | None) -> None:
-        """Keep `answers` (every site of the snapshot) in place of what was kept, then the
-        database's signature `sig` taken before they were read."""
+    def write(
+        self,
+        answers: Iterable[Answer],
+        sig: Signature | None,
+        digests: Mapping[str, str | None] | None = None,
+    ) -> None:
+        """Keep `answers` (every site of the snapshot) in place of what was kept, each
+        file's with the digest `digests` gives of it, then the database's signature `sig`
+        taken before they were read."""
+        digests = digests or {}
+        self._read.clear()
         by_file: dict[str, list[Answer]] = {}
         for answer in answers:
             file = answer["file"]
@@ -137,7 +158,9 @@ class Kept:
         shutil.rmtree(fresh, ignore_errors=True)
         fresh.mkdir()
         for file, sites in by_file.items():
-            _dump(fresh / f"{_digest(file)}.json", {"file": file, "sites": sites})
+            digest = digests.get(sites[0]["file"])
+            kept = {"file": file, "sites": sites, "digest": digest}
+            _dump(fresh / f"{_digest(file)}.json", kept)
         old = self.root / f"sites.old-{os.getpid()}"
         if self._sites.exists():
             os.replace(self._sites, old)

@@ -6,9 +6,12 @@
 # finds the lock held and ends at once. It indexes installed:NAME as the failing process
 # sees it (that process's sys.path entry first) into the database the hook reads, then
 # keeps the hook's answers of the snapshot. Started too when the database holds the
-# snapshot but the answers kept are missing or stale: then it only keeps them again.
+# snapshot but the answers kept are missing or stale: then it only keeps them again; and
+# with --again when the snapshot's files are not those installed (a rebuild with the same
+# version): then it indexes installed:NAME over it.
 #
 #   python -m errdex.hook._background --db DB --name NAME --package P --version V --entry DIR
+#                                     [--again]
 from __future__ import annotations
 
 import argparse
@@ -45,9 +48,10 @@ def running(kept: Kept) -> bool:
     return False
 
 
-def start(kept: Kept, name: str, entry: str) -> None:
+def start(kept: Kept, name: str, entry: str, *, again: bool = False) -> None:
     """Start the job for `kept` (distribution `name` installed in the sys.path entry
-    `entry`) unless one holds its lock, and return at once: the job runs detached, in a
+    `entry`; `again`: index it even when the snapshot is stored) unless one holds its
+    lock, and return at once: the job runs detached, in a
     session of its own, and no process of it is this one's child once this returns (its
     launcher, a shell, has ended). Raises OSError (or subprocess's errors) when it cannot
     be started, with the reason."""
@@ -64,6 +68,7 @@ def start(kept: Kept, name: str, entry: str) -> None:
     command = [
         python, "-m", "errdex.hook._background", "--db", kept.location, "--name", name,
         "--package", kept.package, "--version", kept.version, "--entry", entry,
+        *(["--again"] if again else []),
     ]  # fmt: skip
     # the shell starts the job in the background and ends: the job is nobody's child here.
     # Each launch is a line of the log, and each end of a job another (see main).
@@ -92,6 +97,7 @@ def _job(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m errdex.hook._background")
     for flag in ("--db", "--name", "--package", "--version", "--entry"):
         parser.add_argument(flag, required=True)
+    parser.add_argument("--again", action="store_true")
     args = parser.parse_args(argv)
     _lower_priority()
     kept = Kept(args.db, args.package, args.version)
@@ -107,7 +113,7 @@ def _job(argv: list[str] | None) -> int:
         print(f"started {when}: {args.package} {args.version} into {args.db}", flush=True)
         sys.path.insert(0, args.entry)  # installed:NAME as the failing process sees it
         try:
-            _index_and_keep(kept, args.name)
+            _index_and_keep(kept, args.name, again=args.again)
         except BaseException as exc:  # said to the next failures, and in the log
             traceback.print_exc()
             reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
@@ -120,12 +126,13 @@ def _job(argv: list[str] | None) -> int:
         os.close(fd)
 
 
-def _index_and_keep(kept: Kept, name: str) -> None:
+def _index_and_keep(kept: Kept, name: str, *, again: bool = False) -> None:
     from errdex.store import open_store
 
     package, version = kept.package, kept.version
     with open_store(kept.location, create=True) as store:
-        if not any((s.package, s.version) == (package, version) for s in store.snapshots()):
+        stored = any((s.package, s.version) == (package, version) for s in store.snapshots())
+        if again or not stored:
             from errdex.index import index_source
 
             print(f"indexing installed:{name}", flush=True)
@@ -143,9 +150,11 @@ def _index_and_keep(kept: Kept, name: str) -> None:
                 answer_of(r.site, r.package, r.version)
                 for r in store.iter_records(package=package, version=version)
             ]
+            files = {answer["file"] for answer in answers}
+            digests = {file: store.file_digest(package, version, file) for file in files}
         if signature(kept.location) == before:
             break
-    kept.write(answers, before)
+    kept.write(answers, before, digests)
 
 
 def _spent(started: float) -> str:

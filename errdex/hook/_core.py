@@ -7,7 +7,9 @@
 #   in the answers kept for it (_answers, while the database is unchanged: no import of
 #   the store), else in the database, else, not indexed yet, among the sites of the
 #   traceback's files alone (_first), while a background job indexes the distribution
-#   (_background) for the next failure;
+#   (_background) for the next failure; a site is one whose class may be the one raised
+#   (by its MRO), of a snapshot whose file is still the installed one (by its digest: a
+#   rebuild with the same version is answered from its files and indexed again);
 # - else (the user's own code): nothing.
 # The record says what the error means and what to do, the message gives the values that
 # filled its holes, and the frame the current values of the inputs its conditions read.
@@ -41,7 +43,7 @@ _RETRY_AFTER = 3600.0  # seconds after a failed background index before another 
 
 _lock = threading.RLock()
 _stores: dict[str, Any] = {}  # location -> errdex.store.Store, opened on a first need
-_started: set[tuple[str, str, str]] = set()  # (db, package, version) jobs started here
+_started: set[tuple[str, ...]] = set()  # (db, package, version[, "again"]) jobs started here
 
 
 @dataclass(frozen=True)
@@ -207,31 +209,45 @@ def _hit(
     files = [_relative(owner, path) for path in paths]
     kept = Kept(location, owner.package, owner.version)
     first = False  # the answer comes from these files alone
-    lookup: Lookup
+    again = False  # the snapshot's files are not those installed: it is indexed again
+    lookup: Lookup | None = None
     if kept.fresh():
-        lookup = _kept_lookup(kept)
+        if _changed(paths, files, kept.digest):
+            store = _indexed(location, owner)
+            if store is None or not _of_installed(store, owner):
+                return None  # a snapshot of another source than what is installed
+            again = True
+        else:
+            lookup = _kept_lookup(kept)
     else:
         store = _indexed(location, owner)
         if store is not None:
-            lookup = _store_lookup(store, owner)
-            _keep_answers(kept, owner)
-        else:
-            from errdex.hook import _first
+            if not _changed(paths, files, lambda file: _recorded(store, owner, file)):
+                lookup = _store_lookup(store, owner)
+                _keep_answers(kept, owner)
+            elif _of_installed(store, owner):
+                again = True
+            else:
+                return None
+    if lookup is None:
+        from errdex.hook import _first
 
-            places_ = [
-                (file, tbs[n].tb_lineno, tbs[n].tb_frame.f_code.co_qualname)
-                for file, n in zip(files, frames, strict=True)
-            ]
-            found = _first.answers(owner.entry, owner.package, owner.version, places_)
-            lookup = lambda _path, file, line: found.get((file, line), [])  # noqa: E731
-            first = True
+        places_ = [
+            (file, tbs[n].tb_lineno, tbs[n].tb_frame.f_code.co_qualname)
+            for file, n in zip(files, frames, strict=True)
+        ]
+        found = _first.answers(owner.entry, owner.package, owner.version, places_)
+        lookup = lambda _path, file, line: found.get((file, line), [])  # noqa: E731
+        first = True
     kind = type(exc)
-    rows = lookup(paths[0], files[0], tbs[number].tb_lineno)
+    rows = [
+        row for row in lookup(paths[0], files[0], tbs[number].tb_lineno) if _may_raise(row, kind)
+    ]
     if not rows:
         return None
     answer, frame = _best(rows, kind), tbs[number].tb_frame
     for path, file, n in zip(paths[1:], files[1:], frames[1:], strict=True):
-        outer_rows = lookup(path, file, tbs[n].tb_lineno)
+        outer_rows = [row for row in lookup(path, file, tbs[n].tb_lineno) if _may_raise(row, kind)]
         caller = _best(outer_rows, kind) if outer_rows else None
         if caller is None or caller["kind"] != "helper":
             break
@@ -240,7 +256,7 @@ def _hit(
         return _Hit(exc, answer, frame)
     # a site to answer with: the full index is worth having for the next failure
     alone = tuple(dict.fromkeys((answer["file"], files[0])))
-    return _Hit(exc, answer, frame, alone, _index_in_background(kept, owner))
+    return _Hit(exc, answer, frame, alone, _index_in_background(kept, owner, again=again))
 
 
 def _best(rows: list[Answer], kind: type[BaseException]) -> Answer:
@@ -251,6 +267,54 @@ def _best(rows: list[Answer], kind: type[BaseException]) -> Answer:
 def _names(row: Answer, kind: type[BaseException]) -> bool:
     names = {n.rsplit(".", 1)[-1] for n in row["names"]}
     return any(k.__name__ in names for k in kind.__mro__)
+
+
+def _may_raise(row: Answer, kind: type[BaseException]) -> bool:
+    """Whether the site's exception may be `kind`: one of its classes (by name), or an
+    exception of which nothing is known for sure (a name the index could not resolve)."""
+    if _names(row, kind):
+        return True
+    _, qualname, *bases = row["names"]
+    return not (qualname.startswith("builtins.") or bases)
+
+
+def _changed(paths: list[str], files: list[str], recorded: Callable[[str], str | None]) -> bool:
+    """Whether any installed file at `paths` (named `files` in the index) is not the one
+    the snapshot indexed, by the digest `recorded` gives of it (a snapshot that recorded
+    none is taken as it is)."""
+    from errdex.identity import file_digest
+
+    for path, file in zip(paths, files, strict=True):
+        digest = recorded(file)
+        if digest is None:
+            continue
+        try:
+            with open(path, "rb") as handle:
+                if file_digest(handle.read()) != digest:
+                    return True
+        except OSError:  # not a file to read (a module inside a zip): nothing to compare
+            continue
+    return False
+
+
+def _recorded(store: Any, owner: _Owner, file: str) -> str | None:
+    """The digest the snapshot recorded of `file` (an sdist's src/ layout installed
+    without its src/)."""
+    for name in (file, f"src/{file}"):
+        digest: str | None = store.file_digest(owner.package, owner.version, name)
+        if digest is not None:
+            return digest
+    return None
+
+
+def _of_installed(store: Any, owner: _Owner) -> bool:
+    """Whether the stored snapshot of the owner's version was made from what is
+    installed (installed:NAME), so that indexing it again is what mends it."""
+    wanted = (owner.package, owner.version)
+    return any(
+        (s.package, s.version) == wanted and s.source.startswith("installed:")
+        for s in store.snapshots()
+    )
 
 
 def _kept_lookup(kept: Kept) -> Lookup:
@@ -327,19 +391,21 @@ def _keep_answers(kept: Kept, owner: _Owner) -> None:
         _background.start(kept, owner.name, owner.entry)
 
 
-def _index_in_background(kept: Kept, owner: _Owner) -> str:
-    """Start the full index of the owner's version, unless it runs or failed lately, and
-    say which."""
+def _index_in_background(kept: Kept, owner: _Owner, *, again: bool = False) -> str:
+    """Start the full index of the owner's version (`again`: over a stored snapshot
+    whose files changed since), unless it runs or failed lately, and say which."""
     import subprocess
     import time
 
     from errdex.hook import _background
 
     what = f"{owner.name} {owner.version}"
-    key = (kept.location, kept.package, kept.version)
+    being = "indexed again (its files changed since)" if again else "indexed"
+    said = f"{what} is being {being} in the background, for the full answer next time"
+    key = (kept.location, kept.package, kept.version, *(("again",) if again else ()))
     with _lock:
         if key in _started:
-            return f"{what} is being indexed in the background, for the full answer next time"
+            return said
     failure = kept.failure()
     if failure is not None:
         try:
@@ -352,13 +418,13 @@ def _index_in_background(kept: Kept, owner: _Owner) -> str:
                 f"`errdex index installed:{owner.name}` says why"
             )
     try:
-        _background.start(kept, owner.name, owner.entry)
+        _background.start(kept, owner.name, owner.entry, again=again)
     except (OSError, subprocess.SubprocessError) as exc:
         reason = clip(f"{type(exc).__name__}: {exc}", 160)
         return f"errdex could not index {what} in the background ({reason})"
     with _lock:
         _started.add(key)
-    return f"{what} is being indexed in the background, for the full answer next time"
+    return said
 
 
 # -- the section -----------------------------------------------------------------------

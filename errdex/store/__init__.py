@@ -55,8 +55,15 @@ class Store(Protocol):
         skipped: Sequence[SkippedFile],
         tree_hash: str,
         extractor: str,
+        digests: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """Replace (package, version) with `sites`, all or nothing."""
+        """Replace (package, version) with `sites`, all or nothing; `digests` are the
+        (path, errdex.identity.file_digest) of its files, as they were indexed."""
+        ...
+
+    def file_digest(self, package: str, version: str, path: str) -> str | None:
+        """The digest the snapshot recorded of its file `path`; None when it recorded
+        none (no such file, or a snapshot written before errdex recorded them)."""
         ...
 
     def snapshot_state(self, package: str, version: str) -> tuple[str, str] | None:

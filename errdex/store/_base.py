@@ -462,6 +462,15 @@ class StoreBase(ABC):
         )
         return out
 
+    def file_digest(self, package: str, version: str, path: str) -> str | None:
+        m = self._mark
+        rows = self._read(
+            "SELECT f.digest FROM files AS f JOIN snapshots AS sn ON sn.id = f.snapshot_id"
+            f" WHERE sn.package = {m} AND sn.version = {m} AND f.path = {m}",
+            [package, version, path],
+        )
+        return str(rows[0][0]) if rows else None
+
     def generation(self) -> int:
         """A number that grows whenever a snapshot is written or replaced, in whichever
         process: a reader holding results of the store can tell cheaply that they are
@@ -526,3 +535,16 @@ class StoreBase(ABC):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def storable_digests(digests: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (path, digest) pairs a database's text can hold: a path that is not UTF-8 (a
+    name read with surrogate escapes) is left out, as no site can be in it."""
+    out = []
+    for path, digest in digests:
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+        out.append((path, digest))
+    return out

@@ -39,7 +39,15 @@ from errdex.model import (
 )
 from errdex.store import _postgres_index as index
 from errdex.store import _postgres_search as search
-from errdex.store._base import FETCH, LINK_REF, StoreBase, T, record, record_utf8
+from errdex.store._base import (
+    FETCH,
+    LINK_REF,
+    StoreBase,
+    T,
+    record,
+    record_utf8,
+    storable_digests,
+)
 from errdex.store._common import (
     StoredBody,
     index_columns,
@@ -437,6 +445,7 @@ class PostgresStore(StoreBase):
         skipped: Sequence[SkippedFile],
         tree_hash: str,
         extractor: str,
+        digests: Sequence[tuple[str, str]] = (),
     ) -> None:
         """Store `sites` as `snapshot`, replacing any earlier (package, version), in one
         transaction: if anything fails or interrupts, the previous state stays whole.
@@ -473,6 +482,13 @@ class PostgresStore(StoreBase):
                     "INSERT INTO skipped (snapshot_id, path, reason)"
                     " SELECT %s, * FROM unnest(%s::text[], %s::text[])",
                     (snapshot_id, [s.path for s in skipped], [s.reason for s in skipped]),
+                )
+            kept = dict(storable_digests(digests))  # one row a path
+            if kept:
+                conn.execute(
+                    "INSERT INTO files (snapshot_id, path, digest)"
+                    " SELECT %s, * FROM unnest(%s::text[], %s::text[])",
+                    (snapshot_id, list(kept), list(kept.values())),
                 )
             templates = index.templates_of(conn, written)
             _add_records(conn, snapshot_id, written, prepared, templates)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,6 +80,26 @@ CREATE TABLE failures (
     5: Step(
         sqlite="ALTER TABLE snapshots ADD COLUMN tag TEXT;",
         postgresql="ALTER TABLE snapshots ADD COLUMN tag TEXT;",
+    ),
+    # The digest of each file of a snapshot, as it was indexed: what the hook compares an
+    # installed file with (a snapshot written before has none, and is taken as it is).
+    6: Step(
+        sqlite="""
+CREATE TABLE files (
+    snapshot_id INTEGER NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    PRIMARY KEY (snapshot_id, path)
+) WITHOUT ROWID;
+""",
+        postgresql="""
+CREATE TABLE files (
+    snapshot_id BIGINT NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    PRIMARY KEY (snapshot_id, path)
+);
+""",
     ),
 }
 

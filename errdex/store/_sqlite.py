@@ -26,7 +26,15 @@ from errdex.model import (
     Snapshot,
 )
 from errdex.store import _match_index
-from errdex.store._base import FETCH, LINK_REF, StoreBase, T, record, record_utf8
+from errdex.store._base import (
+    FETCH,
+    LINK_REF,
+    StoreBase,
+    T,
+    record,
+    record_utf8,
+    storable_digests,
+)
 from errdex.store._common import (
     StoredBody,
     pack_lines,
@@ -631,6 +639,7 @@ class SqliteStore(StoreBase):
         skipped: Sequence[SkippedFile],
         tree_hash: str,
         extractor: str,
+        digests: Sequence[tuple[str, str]] = (),
     ) -> None:
         """Store `sites` as `snapshot`, replacing any earlier (package, version), in one
         transaction: if anything fails or interrupts, the previous state stays whole.
@@ -676,6 +685,10 @@ class SqliteStore(StoreBase):
                     "INSERT INTO skipped (snapshot_id, path, reason) VALUES (?, ?, ?)",
                     [(snapshot_id, s.path, s.reason) for s in skipped],
                 )
+                conn.executemany(
+                    "INSERT OR REPLACE INTO files (snapshot_id, path, digest) VALUES (?, ?, ?)",
+                    [(snapshot_id, path, digest) for path, digest in storable_digests(digests)],
+                )
                 templates = _match_index.templates_of(conn, written)
                 new = _add_records(conn, snapshot_id, written, bodies(), templates)
                 conn.execute(
@@ -706,6 +719,7 @@ class SqliteStore(StoreBase):
         ]
         conn.execute("DELETE FROM members WHERE snapshot_id = ?", (snapshot_id,))
         conn.execute("DELETE FROM skipped WHERE snapshot_id = ?", (snapshot_id,))
+        conn.execute("DELETE FROM files WHERE snapshot_id = ?", (snapshot_id,))
         conn.execute("DELETE FROM snapshots WHERE id = ?", (snapshot_id,))
         return records
 

@@ -34,6 +34,14 @@ CREATE TABLE skipped (
 );
 CREATE INDEX skipped_snapshot ON skipped (snapshot_id);
 
+-- The digest of each file of a snapshot as it was indexed, as in SQLite.
+CREATE TABLE files (
+    snapshot_id BIGINT NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    PRIMARY KEY (snapshot_id, path)
+);
+
 -- The match index, as in SQLite (see _match_index.py).
 CREATE TABLE templates (
     id BIGSERIAL PRIMARY KEY,

@@ -32,6 +32,15 @@ CREATE TABLE skipped (
 );
 CREATE INDEX skipped_snapshot ON skipped (snapshot_id);
 
+-- The digest of each file of a snapshot as it was indexed (errdex.identity.file_digest):
+-- what the hook compares an installed file with before it explains a raise in it.
+CREATE TABLE files (
+    snapshot_id INTEGER NOT NULL REFERENCES snapshots (id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    PRIMARY KEY (snapshot_id, path)
+) WITHOUT ROWID;
+
 -- Each distinct record once: `body` is the site's JSON without its snapshot's fields
 -- and with its line numbers as marks (codec.shared_body), zlib-compressed; `digest` the
 -- first 16 bytes of its SHA-256 with the package name. A record that several versions
