@@ -41,6 +41,14 @@ def explain(exc: BaseException, db: str | Path | None = None, *, color: bool = F
     and changes neither the exception nor the process: a failure inside errdex is one
     line on stderr and None.
     """
+    return _explain(exc, db, color=color)
+
+
+def _explain(
+    exc: BaseException, db: str | Path | None = None, *, color: bool = False, stop: bool = False
+) -> str | None:
+    """explain(); with `stop`, a Ctrl-C meanwhile is raised on after its line (a test
+    session must stop, as it would without errdex), else it is only said."""
     if _disabled():
         return None
     try:
@@ -50,6 +58,8 @@ def explain(exc: BaseException, db: str | Path | None = None, *, color: bool = F
     except BaseException as failure:  # the user's error comes first
         if isinstance(failure, KeyboardInterrupt):
             print("errdex: interrupted; the error above is unexplained", file=sys.stderr)
+            if stop:
+                raise
         else:
             detail = " ".join(str(failure).split())[:200]
             print(

@@ -43,8 +43,8 @@ def pytest_runtest_makereport(
     report = outcome.get_result()
     if not report.failed:
         return
-    from errdex.hook import explain
+    from errdex.hook import _explain
 
-    text = explain(call.excinfo.value)
+    text = _explain(call.excinfo.value, stop=True)  # Ctrl-C while it indexes: stop
     if text:
         report.sections.append(("errdex", text))
