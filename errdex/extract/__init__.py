@@ -31,6 +31,7 @@ __all__ = [
     "EXTRACTOR_VERSION",
     "Extraction",
     "TreeScan",
+    "end_with_parent",
     "process_context",
     "scan",
     "worker_init",
@@ -108,6 +109,12 @@ def worker_init(parent: int) -> None:
     elsewhere a daemon thread checks every second that the parent is still there.
     """
     gc.disable()
+    end_with_parent(parent)
+
+
+def end_with_parent(parent: int) -> None:
+    """Make this worker process end when `parent` does, even by SIGKILL (see
+    worker_init): for every pool of errdex's, the parse's and the export's alike."""
     if not _die_with_parent():
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     if os.getppid() != parent:  # the parent died before the line above took effect

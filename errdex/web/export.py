@@ -427,7 +427,7 @@ class _Site:
                 max_workers=self.workers,
                 mp_context=process_context(),
                 initializer=_start_worker,
-                initargs=(self.location, self.root, self.earlier, self.base_url),
+                initargs=(os.getpid(), self.location, self.root, self.earlier, self.base_url),
             )
         return self._pool
 
@@ -569,9 +569,16 @@ _CHUNK = 64  # error pages a worker is asked for at once, at most
 _worker_builder: _Builder | None = None
 
 
-def _start_worker(location: str | Path, root: Path, earlier: _Manifest, base_url: str) -> None:
+def _start_worker(
+    parent: int, location: str | Path, root: Path, earlier: _Manifest, base_url: str
+) -> None:
+    """Set up a renderer: it ends when the export does, even by kill -9 (as the parse's
+    workers do), so that none goes on writing into the folder."""
     from multiprocessing.util import Finalize
 
+    from errdex.extract import end_with_parent
+
+    end_with_parent(parent)
     global _worker_builder
     store = open_store(location, create=False)
     Finalize(store, store.close, exitpriority=10)  # before the worker waits for threads
