@@ -166,3 +166,86 @@ def test_ctrl_c_during_a_first_failure_answer_stops_the_pytest_session(tmp_path:
     assert ran.returncode == 2, ran.stdout + ran.stderr  # pytest's "interrupted"
     assert "KeyboardInterrupt" in ran.stdout, ran.stdout
     assert not (tmp_path / "after-ran").exists()
+
+
+# -- what errdex run and the section must not cost the program ---------------------------
+
+DEEP = """\
+import sys
+
+
+def reach(n):
+    try:
+        return reach(n + 1)
+    except RecursionError:
+        return n
+
+
+def need(n):
+    return 0 if n == 0 else 1 + need(n - 1)
+
+
+print(reach(1), need(int(sys.argv[1])))
+"""
+
+
+def test_errdex_run_leaves_the_program_the_recursion_python_does(
+    site_dir: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "deep.py").write_text(DEEP)
+    (tmp_path / "deepmod").mkdir()
+    (tmp_path / "deepmod" / "__main__.py").write_text(DEEP)
+    env = _env(site_dir, tmp_path / "errdex.sqlite")
+    for program in (["deep.py"], ["-m", "deepmod"]):
+        plain = _python(*program, "990", cwd=tmp_path, env=env)
+        assert plain.returncode == 0, plain.stderr
+        ran = _python("-m", "errdex", "run", *program, "990", cwd=tmp_path, env=env)
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stdout == plain.stdout, program  # as deep, exactly, and 990 works
+
+
+def test_a_strict_ascii_stderr_still_gets_the_section(site_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "script.py").write_text(SCRIPT)
+    env = {**_env(site_dir, tmp_path / "errdex.sqlite"), "PYTHONIOENCODING": "ascii:strict"}
+    ran = _python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env)
+    assert ran.returncode == 1
+    assert "-- errdex: ValueError raised at mypkg/__init__.py:13 in Box.check" in ran.stderr
+    assert " - from __init__.py alone; mypkg 0.1.0 is being indexed in the background" in ran.stderr
+    assert "In the message: size = -3" in ran.stderr
+    assert "could not explain" not in ran.stderr
+
+
+METACLASS = """\
+import mypkg
+
+
+class Meta(type):
+    def __hash__(cls):
+        print("the metaclass's __hash__ ran")
+        return 1
+
+    def __eq__(cls, other):
+        print("the metaclass's __eq__ ran")
+        return False
+
+
+class Size(metaclass=Meta):
+    def __lt__(self, other):
+        return True
+
+    def __repr__(self):
+        return "Size()"
+
+
+mypkg.Box(Size()).check()
+"""
+
+
+def test_values_are_shown_without_a_metaclass_running(site_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "script.py").write_text(METACLASS)
+    env = _env(site_dir, tmp_path / "errdex.sqlite")
+    ran = _python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env)
+    assert ran.returncode == 1
+    assert "── errdex: ValueError raised at mypkg/__init__.py:13" in ran.stderr, ran.stderr
+    assert "Now: `self.size` = <__main__.Size object>" in ran.stderr
+    assert "metaclass" not in ran.stdout

@@ -50,6 +50,10 @@ def run(args: tuple[str, ...]) -> None:
             sys.exit(2)
         sys.argv = [args[0], *rest]
         sys.path[0:1] = [os.path.dirname(script)]
+    # The frames below the program's (python -m errdex, click, this command, runpy's) come
+    # out of its recursion budget: the limit grows by as many, so that a program that
+    # recurses N deep under python does under errdex run too.
+    sys.setrecursionlimit(sys.getrecursionlimit() + _frames_below(module is not None))
     try:
         if module is not None:
             runpy.run_module(module, run_name="__main__", alter_sys=True)
@@ -66,6 +70,38 @@ def run(args: tuple[str, ...]) -> None:
     except BaseException as exc:
         sys.excepthook(type(exc), exc, _trimmed(exc))
         sys.exit(1)
+
+
+def _frames_below(module: bool) -> int:
+    """How much more of the recursion budget is used under the program's first frame
+    here than under python's, measured rather than counted (which calls count differs
+    between Python versions). `reach` is how deep a probe recurses from this frame, and
+    `inside` from a module frame that exec runs from it. The program's module frame is
+    two frames deeper than that one (run(), which calls this, runs it through runpy's
+    three, where this frame and exec are one deep): a probe from it reaches `inside - 1`
+    (`_reach` is a frame itself), where under python a script's reaches `limit - 2`.
+    `python -m` runs the module through two of runpy's and exec, as this command runs
+    it through three and exec, one more than this frame is deep: `reach` tells."""
+    limit = sys.getrecursionlimit()
+    if module:
+        return limit - 2 - _reach()
+    scope: dict[str, object] = {"_reach": _reach}
+    exec("inside = _reach()", scope)
+    inside = scope["inside"]
+    assert isinstance(inside, int)
+    return limit - 1 - inside
+
+
+def _reach() -> int:
+    """How many more calls fit under the caller's frame before a RecursionError."""
+
+    def down(depth: int) -> int:
+        try:
+            return down(depth + 1)
+        except RecursionError:
+            return depth
+
+    return down(0)
 
 
 def _trimmed(exc: BaseException) -> TracebackType | None:

@@ -57,34 +57,13 @@ def _explain(
         return _core.explain(exc, db, color=color)
     except BaseException as failure:  # the user's error comes first
         if isinstance(failure, KeyboardInterrupt):
-            print("errdex: interrupted; the error above is unexplained", file=sys.stderr)
+            say("errdex: interrupted; the error above is unexplained")
             if stop:
                 raise
         else:
             detail = " ".join(str(failure).split())[:200]
-            print(
-                f"errdex: could not explain this error ({type(failure).__name__}: {detail})",
-                file=sys.stderr,
-            )
+            say(f"errdex: could not explain this error ({type(failure).__name__}: {detail})")
         return None
-
-
-def report(exc: BaseException, db: str | Path | None = None) -> None:
-    """Print errdex's section for `exc` on stderr, if there is one."""
-    stream = sys.stderr
-    if stream is None:
-        return
-    try:
-        color = stream.isatty() and not os.environ.get("NO_COLOR")
-    except Exception:
-        color = False
-    text = explain(exc, db, color=color)
-    if text:
-        try:
-            stream.write(encodable(text, stream) + "\n")
-            stream.flush()
-        except Exception:
-            pass
 
 
 # What stands for the characters of errdex's lines that a stream may not encode.
@@ -104,6 +83,36 @@ def encodable(text: str, stream: Any) -> str:
     except LookupError:
         encoding = "ascii"
     return text.translate(_PLAIN).encode(encoding, "backslashreplace").decode(encoding)
+
+
+def say(line: str) -> None:
+    """One line of errdex's on stderr (when there is one), in what it can encode."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(encodable(line, stream) + "\n")
+        stream.flush()
+    except Exception:  # a closed or broken stderr: the user's error comes first
+        pass
+
+
+def report(exc: BaseException, db: str | Path | None = None) -> None:
+    """Print errdex's section for `exc` on stderr, if there is one."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        color = stream.isatty() and not os.environ.get("NO_COLOR")
+    except Exception:
+        color = False
+    text = explain(exc, db, color=color)
+    if text:
+        try:
+            stream.write(encodable(text, stream) + "\n")
+            stream.flush()
+        except Exception:
+            pass
 
 
 def _excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:

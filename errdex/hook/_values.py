@@ -15,10 +15,16 @@ _TYPE_MRO = type.__dict__["__mro__"]
 _TYPE_NAME = type.__dict__["__qualname__"]
 _TYPE_MODULE = type.__dict__["__module__"]
 
-_SCALARS: frozenset[type] = frozenset(
-    {int, float, complex, bool, str, bytes, type(None), type(...), range}
-)
-_CONTAINERS: frozenset[type] = frozenset({list, tuple, dict, set, frozenset})
+# Compared by identity (`_one_of`), never by `in` a set or tuple: that hashes or compares
+# the type, which runs a metaclass's __hash__ or __eq__, code of the user's.
+_SCALARS: tuple[type, ...] = (int, float, complex, bool, str, bytes, type(None), type(...), range)
+_CONTAINERS: tuple[type, ...] = (list, tuple, dict, set, frozenset)
+_DICT_SLOTS: tuple[type, ...] = (types.GetSetDescriptorType, types.MemberDescriptorType)
+
+
+def _one_of(kind: type, kinds: tuple[type, ...]) -> bool:
+    """Whether `kind` is one of `kinds`, by identity alone."""
+    return any(kind is k for k in kinds)
 
 
 def read(expr: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> object:
@@ -82,10 +88,7 @@ def _instance_dict(obj: object, mro: tuple[type, ...]) -> dict[str, Any] | None:
     for klass in mro:
         ns = _namespace(klass)
         slot = ns.get("__dict__")
-        if slot is not None and type(slot) in (
-            types.GetSetDescriptorType,
-            types.MemberDescriptorType,
-        ):
+        if slot is not None and _one_of(type(slot), _DICT_SLOTS):
             try:
                 found = slot.__get__(obj, type(obj))
             except (AttributeError, TypeError):
@@ -105,12 +108,14 @@ class _SafeRepr(reprlib.Repr):
 
     def repr1(self, x: Any, level: int) -> str:
         kind = type(x)
-        if kind in _SCALARS:
+        if _one_of(kind, _SCALARS):
             return super().repr1(x, level)
-        if kind in _CONTAINERS:
-            if kind is dict and not all(type(k) in _SCALARS for k in x):
+        if _one_of(kind, _CONTAINERS):
+            if kind is dict and not all(_one_of(type(k), _SCALARS) for k in x):
                 return f"<dict of {len(x)} items>"
-            if kind in (set, frozenset) and not all(type(k) in _SCALARS for k in x):
+            if (kind is set or kind is frozenset) and not all(
+                _one_of(type(k), _SCALARS) for k in x
+            ):
                 return f"<{kind.__name__} of {len(x)} items>"
             return super().repr1(x, level)
         return _enum_or_class(x, kind)
