@@ -48,8 +48,12 @@ def packer() -> Packer:
 
 def pack(outcome: Outcome) -> bytes:
     """An outcome as the cache keeps it (made where it was parsed: in a worker, beside
-    the parse, the index's own process does not pay for it)."""
-    return packer().dumps(outcome, compress=True)
+    the parse, the index's own process does not pay for it); empty for one it cannot
+    keep (a tree nested too deep to write), which is then not cached."""
+    try:
+        return packer().dumps(outcome, compress=True)
+    except Unreadable:
+        return b""
 
 
 def unpack(data: bytes) -> Outcome:

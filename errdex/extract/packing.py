@@ -63,26 +63,31 @@ class Packer:
     def dumps(self, value: Any, *, compress: bool = False) -> bytes:
         """The entry of `value`; raises Unreadable for a value of a type not given."""
         # ASCII: a lone surrogate (valid in a Python string, not in UTF-8) is escaped
-        data = json.dumps(self._plain(value), separators=(",", ":")).encode("ascii")
+        try:
+            data = json.dumps(self._plain(value), separators=(",", ":")).encode("ascii")
+        except RecursionError:  # a tree nested deeper than this can write (or read)
+            raise Unreadable("a value nested too deep to keep") from None
         return FORMAT + (zlib.compress(data, 1) if compress else data)
 
     def _plain(self, value: Any) -> Any:
         kind = type(value)
         if kind is str or kind is int or kind is bool or value is None or kind is float:
             return value
+        # map, not a comprehension: one frame a level, so that deep trees still fit
+        plain = self._plain
         if kind is tuple:
-            return [self._plain(v) for v in value]
+            return list(map(plain, value))
         name = self._names.get(kind)
         if name is not None:
             if name in self._enums:
                 return {"e": [name, value.value]}
-            return {name: [self._plain(v) for v in self._records[name].values(value)]}
+            return {name: list(map(plain, self._records[name].values(value)))}
         if kind is list:
-            return {"l": [self._plain(v) for v in value]}
+            return {"l": list(map(plain, value))}
         if kind is dict:
-            return {"d": [[self._plain(k), self._plain(v)] for k, v in value.items()]}
+            return {"d": [[plain(k), plain(v)] for k, v in value.items()]}
         if kind is frozenset or kind is set:
-            return {"f" if kind is frozenset else "s": [self._plain(v) for v in value]}
+            return {"f" if kind is frozenset else "s": list(map(plain, value))}
         raise Unreadable(f"cannot keep a {kind.__qualname__} in the cache")
 
     # -- reading ----------------------------------------------------------------------

@@ -16,6 +16,7 @@ from errdex.extract.elsewhere import ElsewhereFailed, Interpreter, newer_python,
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, module_name
 from errdex.extract.link import linked
+from errdex.extract.packing import Unreadable
 from errdex.extract.parse import UNPARSED, Skip, parse_file
 from errdex.extract.tests import scan_tests
 from errdex.model import SkippedFile, Snapshot, TestFile
@@ -141,9 +142,11 @@ def _link(
     # a file we failed on (a bug of ours, memory) is tried again next time, not cached; so
     # is one that no newer Python here could try (one may be installed by the next index)
     cache.save(
-        (keys[rel], packed or pack(outcome))
+        (keys[rel], data)
         for rel, (outcome, packed) in parsed.items()
         if not _our_failure(outcome) and not (_unparsed(outcome) and isinstance(python, str))
+        for data in (packed or pack(outcome),)
+        if data  # empty: what the cache cannot keep
     )
     facts: list[FileFacts] = []
     parsed_paths: list[str] = []
@@ -191,10 +194,16 @@ def parse_batch(
     return [(rel, _parse_one(root, rel, want_calls)) for rel in paths]
 
 
-def _parse_packed(root: str, paths: list[str]) -> list[tuple[str, bytes]]:
+def _parse_packed(root: str, paths: list[str]) -> list[tuple[str, bytes, Outcome | None]]:
     """parse_batch, each outcome packed for the cache (a worker's job: the parent then
-    only unpacks, which it would have had to do with what the pool sends anyway)."""
-    return [(rel, pack(outcome)) for rel, outcome in parse_batch(root, paths)]
+    only unpacks, which it would have had to do with what the pool sends anyway); one
+    the cache cannot keep is handed back as it is (the pool pickles it, between our own
+    processes), with no packed bytes."""
+    out: list[tuple[str, bytes, Outcome | None]] = []
+    for rel, outcome in parse_batch(root, paths):
+        packed = pack(outcome)
+        out.append((rel, packed, None if packed else outcome))
+    return out
 
 
 def _parse_one(root: str, rel: str, want_calls: frozenset[int]) -> Outcome:
@@ -270,7 +279,7 @@ def _parse_all(
     small = by_size[len(big) :]
     batches = [small[i : i + _BATCH] for i in range(0, len(small), _BATCH)]
     # The big files one after another (in one worker at a time), beside the batches.
-    pending: set[Future[list[tuple[str, bytes]]]] = set()
+    pending: set[Future[list[tuple[str, bytes, Outcome | None]]]] = set()
     if big:
         pending.add(pool.submit(_parse_packed, str(root), [big.pop(0)]))
     pending.update(pool.submit(_parse_packed, str(root), batch) for batch in batches)
@@ -279,11 +288,23 @@ def _parse_all(
         finished, pending = wait(pending, return_when=FIRST_COMPLETED)
         for future in finished:
             answers = future.result()
-            results.update((rel, (unpack(data), data)) for rel, data in answers)
-            if big and any(sizes[rel] >= BIG_FILE_BYTES for rel, _ in answers):
+            results.update((rel, _received(root, rel, data, kept)) for rel, data, kept in answers)
+            if big and any(sizes[rel] >= BIG_FILE_BYTES for rel, _, _ in answers):
                 pending.add(pool.submit(_parse_packed, str(root), [big.pop(0)]))
         progress(done + len(results))
     return results
+
+
+def _received(root: Path, rel: str, data: bytes, kept: Outcome | None) -> Parsed:
+    """What a worker sent of one file: its packed outcome, unpacked, or the outcome
+    itself when the cache cannot keep it; parsed here again if what was packed cannot be
+    read back (nested deeper than the reader goes)."""
+    if kept is not None:
+        return kept, None
+    try:
+        return unpack(data), data
+    except Unreadable:
+        return parse_batch(str(root), [rel])[0][1], None
 
 
 def _size(path: Path) -> int:
