@@ -9,18 +9,23 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
 from errdex import sources
 from errdex.errors import NotFoundError, PathOutsideTree, SourceError
-from errdex.extract import EXTRACTOR_VERSION, scan
+from errdex.extract import EXTRACTOR_VERSION, Extraction, scan
 from errdex.extract.cache import FactsCache, NoCache, code_version
-from errdex.model import IndexResult, Snapshot
+from errdex.model import ErrorSite, Explanation, IndexResult, SkippedFile, Snapshot
 from errdex.names import canonical as canonicalize_name
 from errdex.sources.cache import cache_root
 from errdex.store import Store
 from errdex.store.facts import SqliteFactsCache
+
+if TYPE_CHECKING:  # explain loads only when something is to be explained
+    from errdex.explain import Explained
+    from errdex.explain.reuse import ProseCache
 
 # (phase, done, total): download (bytes), parse (files), explain and write (errors),
 # versions (releases); total 0 when unknown
@@ -151,7 +156,7 @@ def index_snapshot(
             found = len(extraction.sites)
             if progress:  # explain and write say only when they start and end
                 progress("explain", 0, found)
-            explained = explain(extraction, snapshot, cache)
+            explained, unexplained = _explained(explain, extraction, snapshot, cache)
             sites = explained.sites
             clock.done("explain")
             if progress:
@@ -165,7 +170,7 @@ def index_snapshot(
             snapshot,
             sites,
             files=extraction.files,
-            skipped=extraction.skipped,
+            skipped=(*extraction.skipped, *unexplained),
             tree_hash=extraction.tree_hash,
             extractor=PIPELINE_VERSION,
             digests=tree.files,
@@ -179,12 +184,105 @@ def index_snapshot(
         site_count=len(sites),
         files=extraction.files,
         parsed=extraction.parsed,
-        skipped=extraction.skipped,
+        skipped=(*extraction.skipped, *unexplained),
         seconds=time.perf_counter() - started,
         phases=clock.phases,
         reused=explained.reused,
         native=extraction.native,
     )
+
+
+# How many explains of a part of the sites may be spent finding those whose explanation
+# fails (halving the sites each time: about 2 log2(n) per failing site).
+_MAX_TRIES = 64
+
+
+def _explained(
+    explain: Callable[[Extraction, Snapshot, ProseCache | None], Explained],
+    extraction: Extraction,
+    snapshot: Snapshot,
+    cache: ProseCache | None,
+) -> tuple[Explained, tuple[SkippedFile, ...]]:
+    """`explain` of the extraction; when it fails, the sites whose explanation fails are
+    found (by halving), kept with an explanation that says so, and recorded in what the
+    snapshot skipped, and every other site is explained as it would be: one site's
+    failure never fails the package. A failure that no part of the sites alone shows (or
+    that takes more than _MAX_TRIES explains to pin down) is raised as it came."""
+    try:
+        return explain(extraction, snapshot, cache), ()
+    except Exception as failure:
+        first = failure
+    sites = extraction.sites
+    tries = _MAX_TRIES
+
+    def fails(part: list[int]) -> Exception | None:
+        nonlocal tries
+        if tries == 0:
+            raise first
+        tries -= 1
+        try:
+            explain(_only(extraction, part), snapshot, cache)
+        except Exception as exc:
+            return exc
+        return None
+
+    failing: dict[int, Exception] = {}
+    todo: list[tuple[list[int], Exception]] = [(list(range(len(sites))), first)]
+    while todo:
+        part, why = todo.pop()
+        if len(part) == 1:
+            failing[part[0]] = why
+            continue
+        half = len(part) // 2
+        found = [(piece, fails(piece)) for piece in (part[:half], part[half:])]
+        todo += [(piece, exc) for piece, exc in found if exc is not None]
+    if not failing:
+        raise first
+    from errdex.explain import Explained
+
+    rest = _only(extraction, [i for i in range(len(sites)) if i not in failing])
+    done = iter(explain(rest, snapshot, cache).sites)
+    out = [
+        _unexplained(site, failing[i]) if i in failing else next(done)
+        for i, site in enumerate(sites)
+    ]
+    said = tuple(
+        SkippedFile(
+            path=sites[i].location.file,
+            reason=f"the {sites[i].exception.name} at line {sites[i].location.line} is indexed"
+            f" without an explanation: errdex could not explain it ({_said(exc)}); please report",
+        )
+        for i, exc in sorted(failing.items())
+    )
+    return Explained(sites=tuple(out), reused=0), said
+
+
+def _only(extraction: Extraction, chosen: list[int]) -> Extraction:
+    """The extraction with only its sites at `chosen` (and what goes with each site)."""
+    written = extraction.written
+    return dataclasses.replace(
+        extraction,
+        sites=tuple(extraction.sites[i] for i in chosen),
+        written=tuple(written[i] for i in chosen) if written else (),
+    )
+
+
+def _said(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+
+
+def _unexplained(site: ErrorSite, why: Exception) -> ErrorSite:
+    """`site` with an explanation that says errdex could not make one, and why."""
+    text = site.message.text.strip() if site.message is not None else ""
+    title = (text.splitlines()[0][:80] if text else "") or site.exception.name
+    explanation = Explanation(
+        title=title,
+        what_it_means=f"errdex could not explain this error ({_said(why)}); this is a bug in"
+        " errdex, please report it. The raise, its message and its conditions are as read"
+        " from the code.",
+        when_it_happens="",
+    )
+    return dataclasses.replace(site, explanation=explanation)
 
 
 @contextlib.contextmanager

@@ -640,13 +640,21 @@ def _defined(subject: Input) -> str | None:
 
 
 def _through_local(
-    clause: Clause, local: Input, analysis: Analysis, context: Context, first: bool
+    clause: Clause,
+    local: Input,
+    analysis: Analysis,
+    context: Context,
+    first: bool,
+    seen: frozenset[str] = frozenset(),
 ) -> Fix | None:
     """A check on a variable the function computes: a plain alias is fixed as what it
-    aliases; anything else points to the public inputs it is computed from."""
+    aliases; anything else points to the public inputs it is computed from. `seen`: the
+    locals already followed, so that aliases of each other (`start = token` in a loop
+    that sets `token = start`) end instead of recursing for ever."""
     sources = [analysis.inputs[s] for s in local.sources if s in analysis.inputs]
     shown = (clause.shown or "").strip("`")
-    alias = len(sources) == 1 and local.default == sources[0].expr
+    seen = seen | {local.name}
+    alias = len(sources) == 1 and local.default == sources[0].expr and sources[0].name not in seen
     if alias and clause.subject is None and shown.startswith(local.name + "."):
         target = sources[0]  # `cmd.callback is None` of `cmd = callback_param`
         if target.access == "public" and target.kind == "parameter":
@@ -669,7 +677,7 @@ def _through_local(
             example=clause.example,
         )
         if target.kind == "local":
-            return _through_local(aliased, target, analysis, context, first)
+            return _through_local(aliased, target, analysis, context, first, seen)
         fix = _fix_for(aliased, target, analysis, first)
         if fix is not None:
             return fix
