@@ -34,6 +34,7 @@ from errdex.match import MAX_INPUT_BYTES
 from errdex.store import Store, open_store
 from errdex.web import views
 from errdex.web.data import WebData
+from errdex.web.head import HeadAsGet
 from errdex.web.limits import (
     BODY_TIMEOUT,
     MAX_REQUESTS,
@@ -167,6 +168,7 @@ def create_app(
     )
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY, timeout=body_timeout)
     app.add_middleware(ServerTiming)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(RequestLimit, max_requests=max_requests)  # the outermost of ours
     app.mount("/static", StaticFiles(packages=[("errdex.web", "static")]), name="static")
     app.state.data = data
