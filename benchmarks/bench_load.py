@@ -5,6 +5,11 @@
 # anchor (/static/style.css from the same server), in the same run. Reports requests/s,
 # p50, p99 and errors (connect, read, write, timeouts and HTTP statuses over 399).
 #
+# Then 200 clients on the /api routes alone (their five, in turn), and the same while
+# another release is indexed into the server's database (ALSO_INDEXED), with the slowest
+# request of each row: what a hosted API under an uptime check and a crawler meets.
+# ERRDEX_LOAD_ROWS=api runs only those two rows.
+#
 # The load generator is wrk (`apt-get install wrk`), driven by a Lua script that cycles
 # through requests drawn once from the db with a fixed seed and stops each of its threads
 # after its share of REQUESTS. Each request is drawn on its own, ids from every record of
@@ -34,6 +39,10 @@ from errdex.index import index_source
 from errdex.store import open_store
 
 SOURCE = os.environ.get("ERRDEX_LOAD_SOURCE", "pypi:vllm==0.28.0")
+ALSO_INDEXED = os.environ.get("ERRDEX_LOAD_ALSO", "pypi:vllm==0.27.0")
+API_CLIENTS = 200
+PAGE = 500  # errors per page of /api/packages/{name}/{version}/errors (its default limit)
+ROWS = os.environ.get("ERRDEX_LOAD_ROWS", "all")
 REQUESTS = int(os.environ.get("ERRDEX_LOAD_REQUESTS", "20000"))
 CONNECTIONS = 50
 THREADS = 2  # wrk threads: this machine has two cores, shared with the server
@@ -87,6 +96,10 @@ end
 
 Request = tuple[str, str, str]  # method, path, JSON body ("" for a GET)
 KINDS = ("error page (HTML)", "GET /api/errors/{id}", "GET /api/search", "POST /api/match")
+API_MIX = f"{API_CLIENTS} clients, the five /api routes in turn"
+WHILE_INDEXING = (
+    f"{API_CLIENTS} clients, /api, while {ALSO_INDEXED.removeprefix('pypi:')} is indexed"
+)
 
 
 def free_port() -> int:
@@ -121,14 +134,36 @@ def workload(db: Path, rng: random.Random) -> dict[str, list[Request]]:
             return ("GET", f"/api/search?{query}", "")
         return ("POST", "/api/match", json.dumps({"text": seen(rng.choice(with_message))}))
 
-    runs = {"mixed (the four below, in turn)": [draw(KINDS[i % 4]) for i in range(REQUESTS)]}
-    for kind in KINDS:
-        runs[kind] = [draw(kind) for _ in range(REQUESTS)]
+    snapshots = sorted({(r["package"]["name"], r["package"]["version"]) for r in records})
+
+    def api(number: int) -> Request:
+        if number % 5 == 3:
+            return ("GET", "/api/packages", "")
+        if number % 5 == 4:
+            name, version = rng.choice(snapshots)  # a page as next_offset gives them
+            offset = rng.randrange(0, len(records) // PAGE + 1) * PAGE
+            return ("GET", f"/api/packages/{name}/{version}/errors?offset={offset}", "")
+        return draw(KINDS[1 + number % 5])
+
+    runs: dict[str, list[Request]] = {}
+    if ROWS != "api":
+        runs["mixed (the four below, in turn)"] = [draw(KINDS[i % 4]) for i in range(REQUESTS)]
+        for kind in KINDS:
+            runs[kind] = [draw(kind) for _ in range(REQUESTS)]
+    runs[API_MIX] = [api(i) for i in range(REQUESTS)]
+    runs[WHILE_INDEXING] = [api(i) for i in range(REQUESTS)]
     runs[ANCHOR] = [("GET", "/static/style.css", "")]
     return runs
 
 
-def run_wrk(wrk: str, base: str, requests: list[Request], total: int, scratch: Path) -> dict:
+def run_wrk(
+    wrk: str,
+    base: str,
+    requests: list[Request],
+    total: int,
+    scratch: Path,
+    connections: int = CONNECTIONS,
+) -> dict:
     script = scratch / "load.lua"
     script.write_text(LUA)
     data = scratch / "requests.txt"
@@ -142,7 +177,7 @@ def run_wrk(wrk: str, base: str, requests: list[Request], total: int, scratch: P
         "ERRDEX_LOAD_SHARE": str(total // THREADS),
         "ERRDEX_LOAD_DONE": str(done_prefix),
     }
-    command = [wrk, f"-t{THREADS}", f"-c{CONNECTIONS}", f"-d{MAX_SECONDS}s", "--timeout", "30s"]
+    command = [wrk, f"-t{THREADS}", f"-c{connections}", f"-d{MAX_SECONDS}s", "--timeout", "30s"]
     wrk_run = subprocess.Popen(
         [*command, "-s", str(script), base],
         env=env,
@@ -199,7 +234,19 @@ def main() -> None:
                     client.post("/api/match", json={"text": "ValueError: warm"})
             run_wrk(wrk, base, runs[ANCHOR], 2000, scratch)  # warm-up: connections, code
             for name, requests in runs.items():
-                got = run_wrk(wrk, base, requests, REQUESTS, scratch)
+                clients = API_CLIENTS if name in (API_MIX, WHILE_INDEXING) else CONNECTIONS
+                indexer = None
+                if name == WHILE_INDEXING:  # written into the db the server reads
+                    indexer = subprocess.Popen(
+                        [sys.executable, "-m", "errdex", "index", ALSO_INDEXED, "--db", str(db)],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE,
+                    )
+                got = run_wrk(wrk, base, requests, REQUESTS, scratch, clients)
+                if indexer is not None:
+                    _, said = indexer.communicate(timeout=MAX_SECONDS)
+                    if indexer.returncode != 0:
+                        raise SystemExit(f"indexing {ALSO_INDEXED} failed: {said.decode()[-800:]}")
                 errors = sum(got[k] for k in ("connect", "read", "write", "status", "timeout"))
                 detail = ", ".join(
                     f"{got[k]} {k}"
@@ -210,13 +257,15 @@ def main() -> None:
                     [
                         name,
                         f"{got['requests']:,}",
-                        str(CONNECTIONS),
+                        str(clients),
                         f"{errors}" + (f" ({detail})" if detail else ""),
                         f"{got['p50_ms']:.1f}",
                         f"{got['p99_ms']:.1f}",
+                        f"{got['max_ms']:.1f}",
                         f"{got['requests'] / got['seconds']:,.0f}",
                     ]
                 )
+                print(" | ".join(rows[-1]), flush=True)
         finally:
             server.terminate()
             try:
@@ -229,12 +278,22 @@ def main() -> None:
         "load.md",
         f"{SOURCE.removeprefix('pypi:')} ({sites:,} error sites); `errdex serve --workers "
         f"{WORKERS}` ({workers}) on {os.cpu_count()} cores, wrk with {THREADS} threads and "
-        f"{CONNECTIONS} keep-alive connections over loopback, {REQUESTS:,} requests per row; "
+        f"{CONNECTIONS} keep-alive connections ({API_CLIENTS} on the /api rows) over loopback, "
+        f"{REQUESTS:,} requests per row; "
         "each request drawn on its own, ids at random from every record. "
         "Target: 0 errors and >= 4x the mixed throughput before (121 requests/s).\n\n"
         + table(
             rows,
-            ["workload", "requests", "concurrency", "errors", "p50 ms", "p99 ms", "requests/s"],
+            [
+                "workload",
+                "requests",
+                "concurrency",
+                "errors",
+                "p50 ms",
+                "p99 ms",
+                "max ms",
+                "requests/s",
+            ],
         ),
     )
 

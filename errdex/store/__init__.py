@@ -104,6 +104,10 @@ class Store(Protocol):
         """Return how many records list_records would return."""
         ...
 
+    def tallies(self, package: str, version: str) -> list[tuple[str, str, int]]:
+        """(exception name as written, file, count) over every record of a version."""
+        ...
+
     def site_ids(self, *, package: str | None = None, version: str | None = None) -> list[str]:
         """The distinct ids of what iter_records yields, in its order."""
         ...

@@ -259,6 +259,18 @@ class StoreBase(ABC):
         sql, params = where
         return int(self._read(f"SELECT count(*) {sql}", params)[0][0])
 
+    def tallies(self, package: str, version: str) -> list[tuple[str, str, int]]:
+        """(exception name as written, file, how many) over every record of `package`
+        `version`: what a version's summary counts, without reading a record."""
+        where = self._where(package, version, None, None)
+        if where is None:
+            return []
+        sql, params = where
+        row = self._id_field.split(".")[0]  # the alias of the record's columns
+        pair = f"{row}.exc_name, {row}.file"
+        rows = self._read(f"SELECT {pair}, count(*) {sql} GROUP BY {pair}", params)
+        return [(str(name), str(file), int(count)) for name, file, count in rows]
+
     def site_ids(self, *, package: str | None = None, version: str | None = None) -> list[str]:
         """The distinct ids of the records iter_records yields, in its order, without
         reading the records."""

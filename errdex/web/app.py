@@ -101,6 +101,7 @@ class Finished:
         self.max_bytes = max_bytes
         self._held = 0
         self._items: OrderedDict[Hashable, tuple[bytes, str]] = OrderedDict()
+        self._making: dict[Hashable, threading.Event] = {}  # answers being made now
         self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> tuple[bytes, str] | None:
@@ -109,6 +110,31 @@ class Finished:
             if found is not None:
                 self._items.move_to_end(key)
             return found
+
+    def made(self, key: Hashable, make: Callable[[], bytes]) -> tuple[bytes, str]:
+        """The answer kept under `key`, else made by `make` once: requests asking for it
+        meanwhile wait for that one instead of each making it too (200 clients paging
+        through a version after an index made 200 copies of each page at once)."""
+        found = self.get(key)
+        if found is not None:
+            return found
+        with self._lock:
+            making = self._making.get(key)
+            mine = making is None
+            if making is None:
+                making = self._making[key] = threading.Event()
+        if not mine:
+            making.wait()
+            found = self.get(key)
+            if found is not None:
+                return found
+        try:
+            return self.put(key, make())
+        finally:
+            if mine:
+                with self._lock:
+                    del self._making[key]
+                making.set()
 
     def put(self, key: Hashable, body: bytes) -> tuple[bytes, str]:
         item = (body, _etag(body))
@@ -202,7 +228,7 @@ def _finished_record(
     an ETag, and 304 to a client that has the same."""
     store = data.store
     state = (*key, store.generation(), store.enrichment(site_id))
-    body, etag = finished.get(state) or finished.put(state, make())
+    body, etag = finished.made(state, make)
     headers = {"ETag": etag, "Cache-Control": cache}
     if etag in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers=headers)
@@ -405,6 +431,7 @@ def _api_routes(app: FastAPI, data: WebData, links: Links, finished: Finished) -
     )
     @app.get("/api/packages/{name}/{version}/errors.json", include_in_schema=False)
     def package_json(
+        request: Request,
         name: Name,
         version: Version,
         exception: Annotated[str | None, Query(max_length=200)] = None,
@@ -413,11 +440,22 @@ def _api_routes(app: FastAPI, data: WebData, links: Links, finished: Finished) -
         offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
     ) -> Response:
         """The errors of one version by file and line, `limit` at a time, with counts by
-        exception and by file; `exception` and `q` filter."""
-        page = views.package(
-            data, links, name, version, exception=exception, q=q, limit=limit, offset=offset
-        )
-        return _json(page.context)
+        exception and by file; `exception` and `q` filter. Cacheable: send If-None-Match."""
+
+        def make() -> bytes:
+            page = views.package(
+                data, links, name, version, exception=exception, q=q, limit=limit, offset=offset
+            )
+            return codec.dumps(page.context).encode()
+
+        # kept finished, as an error's record is: a page of 500 records costs some 100 ms
+        # to make, and 200 clients paging through a version made every request wait
+        key = ("package", name, version, exception, q, limit, offset, data.store.generation())
+        body, etag = finished.made(key, make)
+        headers = {"ETag": etag, "Cache-Control": PAGE_CACHE}
+        if etag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type="application/json", headers=headers)
 
 
 def _safely_warm(data: WebData) -> None:
