@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import httpx
@@ -12,7 +13,7 @@ import pytest
 
 from errdex import codec
 from errdex.expr import BoolOp, Call, Compare, Not
-from errdex.extract import scan
+from errdex.extract import packing, scan
 from errdex.extract.cache import NoCache
 from errdex.extract.native.files import native_walk
 from errdex.extract.pipeline import extract
@@ -20,6 +21,7 @@ from errdex.index import index_snapshot
 from errdex.match import Matcher
 from errdex.model import Hole, Snapshot, Text
 from errdex.store import open_store
+from errdex.store.facts import SqliteFactsCache
 from tests.conftest import only, write_tree
 from tests.native_support import by_message, native_snippet
 from tests.web_support import running
@@ -521,6 +523,27 @@ def test_a_tree_with_native_sources_end_to_end(tmp_path: Path) -> None:
     )
     assert python_only.native == () and python_only.site_count == 1
     store.close()
+
+
+def test_native_facts_are_kept_in_the_cache_as_data_and_read_back(tmp_path: Path) -> None:
+    """The per-file cache keeps a native file's facts as it keeps a Python file's (data,
+    never a pickle): a second extract parses no native file and finds the same sites."""
+    root = write_tree(tmp_path / "tree", TREE)
+    snapshot = _snapshot(root)
+    found = []
+    for _ in range(2):
+        cache = SqliteFactsCache(tmp_path / "facts.sqlite")
+        try:
+            found.append(extract(snapshot, scan(snapshot, cache), cache, workers=1))
+        finally:
+            cache.close()
+    first, second = found
+    assert first.native_parsed == 3 and second.native_parsed == 0
+    assert second.native == first.native == (("cpp", 1, 1), ("cuda", 1, 1), ("rust", 1, 1))
+    assert second.sites == first.sites
+    with sqlite3.connect(tmp_path / "facts.sqlite") as db:
+        kept = [data for (data,) in db.execute("SELECT data FROM facts")]
+    assert kept and all(data.startswith(packing.FORMAT) for data in kept)
 
 
 def test_hostile_native_files_are_skipped_with_a_reason(tmp_path: Path) -> None:

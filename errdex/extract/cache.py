@@ -19,6 +19,7 @@ from errdex.sources.reading import is_clean_name, read_regular
 
 if TYPE_CHECKING:  # the facts' classes are imported by what parses, not by a scan
     from errdex.extract.facts import FileFacts
+    from errdex.extract.native.facts import NativeFacts
 
 
 def code_version(*paths: Path) -> str:
@@ -39,14 +40,16 @@ Outcome: TypeAlias = "FileFacts | str"  # the facts, or why the file was skipped
 @functools.cache
 def packer() -> Packer:
     """How the cache keeps extract's records (errdex.extract.packing: data, never code):
-    the facts, the records they hold and the expression trees."""
+    the facts of Python and native files, the records they hold and the expression
+    trees."""
     from errdex import expr, model
     from errdex.extract import facts, packing
+    from errdex.extract.native import facts as native_facts
 
-    return Packer(packing.classes_of(model, expr, facts))
+    return Packer(packing.classes_of(model, expr, facts, native_facts))
 
 
-def pack(outcome: Outcome) -> bytes:
+def pack(outcome: Outcome | NativeFacts) -> bytes:
     """An outcome as the cache keeps it (made where it was parsed: in a worker, beside
     the parse, the index's own process does not pay for it); empty for one it cannot
     keep (a tree nested too deep to write), which is then not cached."""
@@ -57,12 +60,23 @@ def pack(outcome: Outcome) -> bytes:
 
 
 def unpack(data: bytes) -> Outcome:
-    """The outcome `pack` made. Raises Unreadable for any other entry (an older errdex's,
-    a damaged or planted one), which the caller takes as a miss; nothing in it runs."""
+    """The outcome `pack` made of a Python file. Raises Unreadable for any other entry
+    (an older errdex's, a damaged or planted one), which the caller takes as a miss;
+    nothing in it runs."""
     from errdex.extract.facts import FileFacts
 
     outcome = packer().loads(data, compressed=True)
     if not isinstance(outcome, FileFacts | str):
+        raise Unreadable(f"an entry holding a {type(outcome).__name__}, not a file's facts")
+    return outcome
+
+
+def unpack_native(data: bytes) -> NativeFacts | str:
+    """The outcome `pack` made of a native file; raises Unreadable as unpack does."""
+    from errdex.extract.native.facts import NativeFacts
+
+    outcome = packer().loads(data, compressed=True)
+    if not isinstance(outcome, NativeFacts | str):
         raise Unreadable(f"an entry holding a {type(outcome).__name__}, not a file's facts")
     return outcome
 

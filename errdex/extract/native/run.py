@@ -11,7 +11,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from errdex.extract import Extraction
-from errdex.extract.cache import FactsCache, pack, unpack
+from errdex.extract.cache import FactsCache, pack, unpack_native
 from errdex.extract.files import MAX_FILE_BYTES
 from errdex.extract.native import facts_key
 from errdex.extract.native.facts import NativeFacts
@@ -39,8 +39,16 @@ def parse_one(root: str, rel: str) -> NativeFacts | str:
         return f"{_OUR_FAILURE} ({type(exc).__name__}: {exc}); please report"
 
 
-def _parse_packed(root: str, paths: list[str]) -> list[tuple[str, bytes]]:
-    return [(rel, pack(parse_one(root, rel))) for rel in paths]  # type: ignore[arg-type]
+def _parse_packed(root: str, paths: list[str]) -> list[tuple[str, bytes, NativeFacts | str | None]]:
+    """Each file's outcome packed for the cache; one the cache cannot keep (nested too
+    deep to write) is handed back as it is (the pool pickles it, between our own
+    processes), with no packed bytes, and is not cached."""
+    out: list[tuple[str, bytes, NativeFacts | str | None]] = []
+    for rel in paths:
+        outcome = parse_one(root, rel)
+        packed = pack(outcome)
+        out.append((rel, packed, None if packed else outcome))
+    return out
 
 
 class NativeJob:
@@ -64,14 +72,14 @@ class NativeJob:
             data = cached.get(key)
             try:
                 if data is not None:
-                    self.outcomes[rel] = unpack(data)  # type: ignore[assignment]
+                    self.outcomes[rel] = unpack_native(data)
                     continue
             except Exception:  # a damaged entry is a miss: parsed again
                 pass
             todo.append(rel)
         self.parsed = len(todo)
-        self.futures: list[Future[list[tuple[str, bytes]]]] = []
-        self.fresh: list[tuple[str, bytes]] = []
+        self.futures: list[Future[list[tuple[str, bytes, NativeFacts | str | None]]]] = []
+        self.fresh: list[tuple[str, bytes, NativeFacts | str | None]] = []
         if pool is not None and len(todo) > _BATCH:
             for i in range(0, len(todo), _BATCH):
                 self.futures.append(pool.submit(_parse_packed, str(root), todo[i : i + _BATCH]))
@@ -85,12 +93,13 @@ class NativeJob:
         that were skipped among its skipped files, and the counts per language."""
         for future in self.futures:
             self.fresh.extend(future.result())
-        for rel, data in self.fresh:
-            self.outcomes[rel] = unpack(data)  # type: ignore[assignment]
+        for rel, data, kept in self.fresh:
+            self.outcomes[rel] = unpack_native(data) if kept is None else kept
         self.cache.save(
             (self.keys[rel], data)
-            for rel, data in self.fresh
-            if not (
+            for rel, data, _ in self.fresh
+            if data
+            and not (
                 isinstance(self.outcomes[rel], str)
                 and str(self.outcomes[rel]).startswith(_OUR_FAILURE)
             )
