@@ -14,6 +14,7 @@
 #   ├── StoreError         the database cannot be opened, is too new, or is corrupt
 #   │   ├── NoDatabase         there is no database where one is read
 #   │   └── NotErrdexDatabase  the file or database there is something else
+#   │       └── EmptyDatabase      an empty file, where a database is only read
 #   ├── ErrorNotFound      no error with that id (or message) in the store
 #   │   └── AmbiguousMessage   several errors have that message
 #   ├── InputTooLarge      user text over the size cap
@@ -101,6 +102,11 @@ class NotErrdexDatabase(StoreError):
     def __init__(self, message: str, where: Path | str) -> None:
         super().__init__(message)
         self.where = where
+
+
+class EmptyDatabase(NotErrdexDatabase):
+    """The file at `where` is empty (no table yet: made by another program, or by an
+    errdex that is making its schema right now), and only reading was asked for."""
 
 
 class ErrorNotFound(ErrdexError):

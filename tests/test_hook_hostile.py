@@ -112,6 +112,24 @@ def test_a_snapshot_without_digests_never_explains_another_class(
     assert again.stderr == plain.stderr  # no section rather than the ValueError's
 
 
+def test_a_database_being_made_reads_as_nothing_indexed_yet(site_dir: Path, tmp_path: Path) -> None:
+    """The background job has made the database file but not yet its schema (what a
+    second failing process may meet): that failure is answered from its file alone, as
+    with no database, not with errdex's failure."""
+    (tmp_path / "script.py").write_text(SCRIPT)
+    db = tmp_path / "errdex.sqlite"
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.execute("PRAGMA journal_mode=WAL")  # a file, with no table yet
+    env = _env(site_dir, db)
+    ran = _python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env)
+    assert "could not explain" not in ran.stderr, ran.stderr
+    assert "── errdex: ValueError raised at mypkg/__init__.py:13" in ran.stderr
+    assert "from __init__.py alone; mypkg 0.1.0 is being indexed in the background" in ran.stderr
+    settle(tmp_path / "cache")
+    again = _python("-m", "errdex", "run", "script.py", cwd=tmp_path, env=env)
+    assert "details: errdex show" in again.stderr, again.stderr
+
+
 # -- Ctrl-C ------------------------------------------------------------------------------
 
 

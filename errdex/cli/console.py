@@ -13,6 +13,7 @@ import click
 
 from errdex.errors import (
     AmbiguousMessage,
+    EmptyDatabase,
     ErrdexError,
     ErrorNotFound,
     InputTooLarge,
@@ -232,6 +233,10 @@ def advice(exc: ErrdexError) -> str:
         return (
             f"{exc}; index a package into it first (errdex index SOURCE --db {exc.path}),"
             " or point --db or ERRDEX_DB at an existing database"
+        )
+    if isinstance(exc, EmptyDatabase):
+        return (
+            f"{exc}; index into it first (errdex index SOURCE --db {exc.where}), or {_chosen_by()}"
         )
     if isinstance(exc, NotErrdexDatabase):
         return f"{exc}; {_chosen_by()}"

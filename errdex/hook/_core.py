@@ -342,7 +342,12 @@ def _indexed(location: str, owner: _Owner) -> Any:
     """The store at `location` when it holds the owner's installed version, else None."""
     if not location.startswith(("postgresql://", "postgres://")) and not os.path.exists(location):
         return None  # nothing indexed yet: not even errdex's store is imported
-    store = _store(location)
+    from errdex.errors import EmptyDatabase
+
+    try:
+        store = _store(location)
+    except EmptyDatabase:  # a background job is making it now: nothing indexed yet
+        return None
     wanted = (owner.package, owner.version)
     return store if any((s.package, s.version) == wanted for s in store.snapshots()) else None
 

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from errdex import codec, rank
-from errdex.errors import NoDatabase, NotErrdexDatabase, StoreError
+from errdex.errors import EmptyDatabase, NoDatabase, NotErrdexDatabase, StoreError
 from errdex.model import (
     Enrichment,
     ErrorSite,
@@ -486,10 +486,10 @@ class SqliteStore(StoreBase):
         try:
             found = self._schema_version(conn)
             if found is None and not self._create:
-                raise StoreError(
+                raise EmptyDatabase(
                     f"{self.path} is not an errdex database: it is empty"
-                    f" ({self.path.stat().st_size:,} bytes); index into it with"
-                    f" errdex index SOURCE --db {self.path}, or point --db at another file"
+                    f" ({self.path.stat().st_size:,} bytes)",
+                    self.path,
                 )
             self._check_not_newer(found)
             if found == SCHEMA_VERSION:
