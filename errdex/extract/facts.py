@@ -251,3 +251,6 @@ class FileFacts:
     # f"...")`, or annotated `-> SomeError`), for `raise make_error(...)`: `exception` is
     # the class, `message` that of the one return building it, when one does
     factories: tuple[HelperFact, ...] = ()
+    # a Cython file's `include "x.pxi"`s: the files named, relative to the tree's root
+    # (extract/cython.py joins them to the file that includes them)
+    includes: tuple[str, ...] = ()

@@ -4,7 +4,7 @@
 # it records as skipped, with the reason:
 # - a link (file or folder) that resolves outside the tree's root is not followed;
 #   links inside are not entered either (what they point to is walked under its name);
-# - a .py entry that is a FIFO, socket or device is not read (reading would block);
+# - a source entry (.py, .pyx, .pxd, .pxi) that is a FIFO, socket or device is not read;
 # - a name that is not valid UTF-8 is shown with its bad bytes escaped (`bad\xff.py`)
 #   and skipped, so no lone surrogate reaches the store or JSON.
 from __future__ import annotations
@@ -19,6 +19,8 @@ from errdex.model import SkippedFile
 from errdex.sources.reading import is_clean_name, resolves_inside, shown_name, special_kind
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a bigger file is skipped, with the reason (too_big)
+CYTHON_SUFFIXES = (".pyx", ".pxd", ".pxi")  # read by extract/cython.py
+SOURCE_SUFFIXES = (".py", *CYTHON_SUFFIXES)  # the files the walk takes
 
 
 def too_big(size: int) -> str:
@@ -46,7 +48,8 @@ OUTSIDE = "a symbolic link to {target}, outside the tree; not followed"
 
 @dataclass(slots=True)
 class FileWalk:
-    """The package's .py files (relative, "/"-separated), the `os.stat` of each (the
+    """The package's source files (.py, and Cython's .pyx, .pxd, .pxi; relative,
+    "/"-separated), the `os.stat` of each (the
     scan need not ask again) and the entries skipped."""
 
     paths: list[str] = field(default_factory=list)
@@ -55,7 +58,7 @@ class FileWalk:
 
 
 def python_files(root: Path, code_paths: tuple[str, ...]) -> Iterator[str]:
-    """Relative paths (with "/") of the .py files under `code_paths`, sorted per folder.
+    """Relative paths (with "/") of the source files under `code_paths`, sorted per folder.
 
     An empty `code_paths` means the whole tree. Hidden folders and symlinked folders
     are not entered, so a link cannot lead the walk outside the snapshot. What is left
@@ -65,7 +68,7 @@ def python_files(root: Path, code_paths: tuple[str, ...]) -> Iterator[str]:
 
 
 def walk_files(root: Path, code_paths: tuple[str, ...]) -> FileWalk:
-    """The .py files under `code_paths` (the whole tree when empty) and what was skipped."""
+    """The source files under `code_paths` (the whole tree when empty) and what was skipped."""
     out = FileWalk()
     seen: set[str] = set()  # code paths may overlap ("pkg" and "pkg/sub")
     base = str(root)
@@ -76,7 +79,11 @@ def walk_files(root: Path, code_paths: tuple[str, ...]) -> FileWalk:
         if rel_top and not resolves_inside(start, base):
             target = shown_name(os.path.realpath(start))
             found.skipped.append(_skip(rel_top, OUTSIDE.format(target=target)))
-        elif rel_top.endswith(".py") and os.path.lexists(start) and not os.path.isdir(start):
+        elif (
+            rel_top.endswith(SOURCE_SUFFIXES)
+            and os.path.lexists(start)
+            and not os.path.isdir(start)
+        ):
             _take_file(rel_top, start, found)
         else:
             _walk(base, start, rel_top, found)
@@ -97,7 +104,7 @@ def _skip(rel: str, reason: str) -> SkippedFile:
 
 
 def _take_file(rel: str, full: str, out: FileWalk) -> None:
-    """Add the .py file at `full`, or the reason it cannot be read, to `out`."""
+    """Add the source file at `full`, or the reason it cannot be read, to `out`."""
     if not is_clean_name(rel):
         out.skipped.append(_skip(rel, BAD_NAME))
         return
@@ -135,7 +142,7 @@ def _walk(root: str, folder: str, rel: str, out: FileWalk) -> None:
             elif entry.is_dir(follow_symlinks=False):
                 if name not in _SKIP_DIRS and name not in TEST_DIRS:
                     _walk(root, entry.path, prefix + name, out)
-            elif name.endswith(".py") and not is_test_file(name):
+            elif name.endswith(SOURCE_SUFFIXES) and not is_test_file(name):
                 _entry_file(entry, prefix + name, out)
         except OSError as exc:
             out.skipped.append(_skip(prefix + name, f"cannot read: {exc.strerror}"))
@@ -155,9 +162,9 @@ def _entry_file(entry: os.DirEntry[str], rel: str, out: FileWalk) -> None:
 
 
 def _link(root: str, entry: os.DirEntry[str], rel: str, out: FileWalk) -> None:
-    """A link in the tree is never entered; one to a folder or a .py file outside the
+    """A link in the tree is never entered; one to a folder or a source file outside the
     tree is recorded as skipped (one inside it is walked under its own name)."""
-    if not (rel.endswith(".py") or os.path.isdir(entry.path)):
+    if not (rel.endswith(SOURCE_SUFFIXES) or os.path.isdir(entry.path)):
         return  # data files are no concern of the walk
     if not resolves_inside(entry.path, root):
         target = shown_name(os.path.realpath(entry.path))
@@ -170,14 +177,16 @@ def is_package_init(path: str) -> bool:
 
 
 def module_name(path: str) -> str:
-    """Dotted module of a relative path: "src/pkg/a/__init__.py" -> "pkg.a".
+    """Dotted module of a relative path: "src/pkg/a/__init__.py" -> "pkg.a" (a Cython
+    file's too: "pkg/_lib.pyx" and "pkg/_lib.pxd" -> "pkg._lib").
 
     The one place a path becomes a module name. A leading `src/` is not part of the
     name, nor a leading `lib/` above a package (sqlalchemy's `lib/sqlalchemy/`); the
     `__init__.py` at the top of a tree that is itself a package names no module
     relative to that tree, so it gives "" (callers that show it fall back to the path).
     """
-    parts = path.removesuffix(".py").split("/")
+    stem, dot, suffix = path.rpartition(".")
+    parts = (stem if dot and f".{suffix}" in SOURCE_SUFFIXES else path).split("/")
     if (parts[0] == "src" and len(parts) > 1) or (parts[0] == "lib" and len(parts) > 2):
         parts = parts[1:]
     if is_package_init(path):

@@ -30,7 +30,7 @@ import warnings
 
 from errdex.extract.downgrade import downgrade
 from errdex.extract.facts import FileFacts
-from errdex.extract.files import MAX_FILE_BYTES, too_big
+from errdex.extract.files import CYTHON_SUFFIXES, MAX_FILE_BYTES, too_big
 from errdex.extract.visitor import FileVisitor
 
 MAX_NODES = 2_000_000
@@ -66,7 +66,12 @@ def parse_file(
     want_calls: frozenset[int] = frozenset(),
 ) -> FileFacts:
     """Return the facts of one file's source bytes; raise Skip when it is not usable
-    (it does not decode or parse, or passes one of the caps above)."""
+    (it does not decode or parse, or passes one of the caps above). A Cython file (.pyx,
+    .pxd, .pxi) is read by extract/cython.py."""
+    if path.endswith(CYTHON_SUFFIXES):
+        from errdex.extract.cython import parse_cython
+
+        return parse_cython(data, path, module, strict=strict, want_calls=want_calls)
     if len(data) > MAX_FILE_BYTES:
         raise Skip(too_big(len(data)))
     try:
@@ -82,7 +87,7 @@ def parse_file(
         raise Skip(f"cannot parse: {exc}") from None
     except (RecursionError, MemoryError):
         raise Skip("too deeply nested to parse") from None
-    _check_size(tree, data)
+    check_size(tree, data)
     if _UNSTORABLE_ESCAPE.search(text):
         _escape_unstorable(tree)
     visitor = FileVisitor(text, path, module, strict=strict, want_calls=want_calls)
@@ -135,7 +140,7 @@ def _unparsed(exc: SyntaxError) -> str:
     return reason
 
 
-def _check_size(tree: ast.Module, data: bytes) -> None:
+def check_size(tree: ast.Module, data: bytes) -> None:
     """Raise Skip when the AST is over MAX_NODES or its guards would pass MAX_GUARD_WORK.
 
     Most files are far below both: a file has at most about two nodes per byte, and no

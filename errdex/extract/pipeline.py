@@ -12,6 +12,7 @@ from pathlib import Path
 
 from errdex.extract import Extraction, TreeScan, process_context, worker_init
 from errdex.extract.cache import FactsCache, Outcome, facts_key, pack, unpack
+from errdex.extract.cython import join_units
 from errdex.extract.elsewhere import ElsewhereFailed, Interpreter, newer_python, parse_elsewhere
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, module_name
@@ -177,7 +178,7 @@ def _link(
 
     return linked(
         snapshot.package,
-        facts,
+        join_units(facts),  # a Cython module's .pyx, .pxd and included .pxi made one
         revisit,
         files=total + len(tree.unreadable),
         parsed=len(parsed),
