@@ -91,30 +91,33 @@ class CythonRewrite:
     declared: dict[tuple[int, int], tuple[int, _Type | None]]
     returns: dict[tuple[int, int], _Type]  # (line, column) of a C function -> its type
     lines: list[str] = field(default_factory=list)  # the file's own lines
+    gil: bool = False  # the file may hold `with nogil:` / `with gil:` blocks
 
     def restore(self, tree: ast.Module) -> None:
         """Give the nodes of `tree`, parsed from `text`, the file's own columns, and each
         C-typed parameter, declared name and C function its type as annotation."""
         if self.moves:
             _move_back(tree, self.moves)
-        if not (self.params or self.declared or self.returns):
+        if not (self.params or self.declared or self.returns or self.gil):
             return
         for node in statements(tree):
             kind = type(node)
-            if kind is ast.AnnAssign:
+            if kind is ast.AnnAssign or kind is ast.Assign:
                 self._declaration(node)  # type: ignore[arg-type]
             elif kind in _FUNCTIONS:
                 self._function(node)  # type: ignore[arg-type]
+            if self.gil:
+                _unwrap_gil(node)
 
-    def _declaration(self, node: ast.AnnAssign) -> None:
+    def _declaration(self, node: ast.AnnAssign | ast.Assign) -> None:
         found = self.declared.get((node.lineno, node.col_offset))
         if found is None:
             return
         column, c_type = found
-        target = node.target
+        target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
         width = target.end_col_offset - target.col_offset  # type: ignore[operator]
         target.col_offset, target.end_col_offset = column, column + width
-        if c_type is not None:
+        if c_type is not None and isinstance(node, ast.AnnAssign):
             node.annotation = self._annotation(c_type)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -134,6 +137,39 @@ class CythonRewrite:
         node.lineno = node.end_lineno = where.line
         node.col_offset, node.end_col_offset = where.start, where.end
         return node
+
+
+def _unwrap_gil(node: ast.AST) -> None:
+    """`with nogil:` and `with gil:` (`with gil(cond):` too) say which lock the block
+    holds, not when it runs: their bodies take their place, so they guard nothing."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if type(block) is list and any(_gil_block(s) for s in block):
+            setattr(node, name, _without_gil(block))
+
+
+def _without_gil(block: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for stmt in block:
+        if _gil_block(stmt):
+            out += _without_gil(stmt.body)  # type: ignore[attr-defined]
+        else:
+            out.append(stmt)
+    return out
+
+
+def _gil_block(stmt: ast.AST) -> bool:
+    if type(stmt) is not ast.With:
+        return False
+    for item in stmt.items:  # type: ignore[attr-defined]
+        lock = item.context_expr
+        if isinstance(lock, ast.Call):
+            lock = lock.func
+        if item.optional_vars is not None or not (
+            isinstance(lock, ast.Name) and lock.id in ("nogil", "gil")
+        ):
+            return False
+    return True
 
 
 def _move_back(tree: ast.AST, moves: dict[int, list[tuple[int, int, int, int]]]) -> None:
@@ -419,7 +455,8 @@ class _Writer:
         elif word == "include" and len(tokens) == 2 and tokens[1].type == STRING:
             self.include(tokens)
         elif word == "DEF" and len(tokens) > 2 and tokens[1].type == NAME:
-            self.move_name(first, tokens[1], "")
+            self.move_name(first, tokens[1], "")  # `X = v`, X's column restored
+            self.declared[first.start] = (tokens[1].start[1], None)
             self.expressions(tokens[2:])
         elif word in ("IF", "ELIF", "ELSE"):
             self.edit(first, first, word.lower())
@@ -774,6 +811,7 @@ class _Writer:
             },
             returns={key(*k): t for k, t in self.returns.items()},
             lines=self.lines,
+            gil=any("gil" in line for line in self.lines),
         )
 
 
