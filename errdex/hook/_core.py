@@ -130,8 +130,7 @@ def _explain_one(exc: BaseException, location: str, color: bool) -> tuple[str, s
         if into is not None:
             return _compiled_line(exc, into, last, color)
     for number in range(len(tbs) - 1, -1, -1):
-        path = tbs[number].tb_frame.f_code.co_filename
-        owner = _owner(path)
+        owner, _, _ = _place(tbs[number].tb_frame)
         if owner is None:
             continue
         hit = _hit(exc, tbs, number, owner, location)
@@ -171,6 +170,33 @@ def _owner(path: str) -> _Owner | None:
     return None
 
 
+_CYTHON = (".pyx", ".pxd", ".pxi")
+
+
+def _place(frame: FrameType) -> tuple[_Owner | None, str, str]:
+    """(owner, path, file) of a frame: the distribution its file belongs to, the path the
+    lookup reads and the file as the index names it (None, path, "" for none).
+
+    A frame of compiled Cython names its source as it was compiled (`pandas/_libs/
+    parsers.pyx`, or only `parsers.pyx`), a file no installed distribution holds; its
+    globals are its module's, whose `__file__` (the extension module, listed in the
+    distribution's RECORD) says the owner, and whose name the source's folder
+    (`pandas._libs.parsers` -> `pandas/_libs/`)."""
+    path = frame.f_code.co_filename
+    if not path.endswith(_CYTHON) or os.path.isabs(path):
+        owner = _owner(path)
+        return owner, path, "" if owner is None else _relative(owner, path)
+    module = frame.f_globals.get("__name__")
+    extension = frame.f_globals.get("__file__")
+    if not (isinstance(module, str) and isinstance(extension, str)):
+        return None, path, ""
+    source = path.replace("\\", "/")
+    if "/" not in source:
+        folder = module.rpartition(".")[0].replace(".", "/")
+        source = f"{folder}/{source}" if folder else source
+    return _owner(extension), source, source
+
+
 def _entries() -> list[str]:
     """The directories of sys.path, as absolute paths, longest first."""
     seen = {os.path.normpath(os.path.abspath(p or os.curdir)) for p in sys.path}
@@ -202,11 +228,12 @@ def _hit(
     helper, at the call to it one to three frames out; None when there is no site."""
     frames = [number]
     for outer in range(number - 1, max(number - 1 - _CALLS_OUT, -1), -1):
-        if _owner(tbs[outer].tb_frame.f_code.co_filename) != owner:
+        if _place(tbs[outer].tb_frame)[0] != owner:
             break
         frames.append(outer)
-    paths = [tbs[n].tb_frame.f_code.co_filename for n in frames]
-    files = [_relative(owner, path) for path in paths]
+    places_of = [_place(tbs[n].tb_frame) for n in frames]
+    paths = [path for _, path, _ in places_of]
+    files = [file for _, _, file in places_of]
     kept = Kept(location, owner.package, owner.version)
     first = False  # the answer comes from these files alone
     again = False  # the snapshot's files are not those installed: it is indexed again

@@ -21,7 +21,9 @@ class _Dist:
     path: str  # the .dist-info (or .egg-info) directory
     stem: str  # its name before the version, PEP 503-normalized
     owner: Owner | None = None
-    files: set[str] | None = None  # normalized absolute paths of its .py files
+    # normalized absolute paths of its .py files and extension modules (a Cython frame's
+    # module is one)
+    files: set[str] | None = None
     read: bool = False
 
 
@@ -91,7 +93,9 @@ def _read(dist: _Dist, entry: str) -> None:
         return
     dist.owner = _name_and_version(head)
     dist.files = {
-        os.path.normpath(os.path.join(base, text)) for text in listed if text.endswith(".py")
+        os.path.normpath(os.path.join(base, text))
+        for text in listed
+        if text.endswith((".py", ".so", ".pyd"))
     }
 
 

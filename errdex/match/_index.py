@@ -32,6 +32,7 @@ CANDIDATES = 32
 PRESELECT = 4 * CANDIDATES
 MAX_PRESELECT = 2000
 MIN_KEYS = 4  # look up at least this many keys, however common
+_CYTHON = (".pyx", ".pxd", ".pxi")
 _ALIASES = {"EnvironmentError": "OSError", "IOError": "OSError", "WindowsError": "OSError"}
 
 
@@ -90,7 +91,10 @@ def frame_fit(path: str, file: str) -> int:
     vendored copy (pip/_vendor/requests/...) fits its own frames better than the
     package it copies."""
     rels = (file, file[4:]) if file.startswith(("src/", "lib/")) else (file,)
-    return max((len(rel) for rel in rels if path == rel or path.endswith("/" + rel)), default=0)
+    fit = max((len(rel) for rel in rels if path == rel or path.endswith("/" + rel)), default=0)
+    if not fit and "/" not in path and path.endswith(_CYTHON) and file.endswith("/" + path):
+        return len(path)  # compiled Cython names only the file (`parsers.pyx`)
+    return fit
 
 
 class Index:

@@ -246,7 +246,8 @@ def _parse_frame(line: str) -> Frame | None:
         if not digits.isdigit():
             return None
         func = rest.split(", in ", 1)[1].strip() if ", in " in rest else ""
-        return Frame(path=body[6:end].replace("\\", "/"), line=int(digits), function=func)
+        path = _cython_path(body[6:end].replace("\\", "/"), func)
+        return Frame(path=path, line=int(digits), function=func)
     # IPython 8: `File /path/to/file.py:123, in func(arg)` (`~` for the home folder)
     if body.startswith("File ") and ", in " in body:
         where, func = body[5:].split(", in ", 1)
@@ -261,6 +262,24 @@ def _parse_frame(line: str) -> Frame | None:
         if digits.isdigit() and path.endswith((".py", ".pyx")) and " " not in func.strip():
             return Frame(path=path.replace("\\", "/"), line=int(digits), function=func.strip())
     return None
+
+
+_CYTHON = (".pyx", ".pxd", ".pxi")
+
+
+def _cython_path(path: str, function: str) -> str:
+    """A compiled Cython frame's file in its package: Cython may name only the file
+    (`File "parsers.pyx", line 735, in pandas._libs.parsers.TextReader.__cinit__`); the
+    function's module says its folder (`pandas/_libs/parsers.pyx`). Any other path as is
+    (a .pxi's folder is not known: the matcher fits it by its name alone)."""
+    if "/" in path or not path.endswith(_CYTHON):
+        return path
+    parts = function.split(".")
+    stem = path.rpartition(".")[0]
+    if stem not in parts[:-1]:
+        return path
+    at = parts.index(stem)
+    return "/".join([*parts[:at], path]) if at else path
 
 
 def _indent(line: str) -> int:
