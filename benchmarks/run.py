@@ -13,6 +13,7 @@ BENCHMARKS = [
     "explain_quality",
     "bench_index",
     "bench_native",
+    "bench_cython",
     "bench_versions",
     "match_accuracy",
     "bench_match",

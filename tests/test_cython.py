@@ -22,7 +22,7 @@ from errdex.extract.files import module_name, walk_files
 from errdex.extract.link import Linker
 from errdex.extract.parse import Skip, parse_file
 from errdex.extract.pipeline import extract
-from errdex.hook import _core
+from errdex.hook import _dists
 from errdex.index import index_source
 from errdex.match import Matcher
 from errdex.model import ErrorSite, Snapshot
@@ -464,7 +464,7 @@ def test_the_hook_explains_an_error_raised_in_compiled_cython(
         "pkg-1.0.dist-info/RECORD,,\n"
     )
     monkeypatch.setattr(sys, "path", [str(site), *sys.path])
-    _core._dists.forget()
+    _dists.forget()
     db = tmp_path / "errdex.sqlite"
     store = open_store(db)
     tree = write_tree(tmp_path / "tree" / "pkg", reader_files("1.0"))

@@ -159,9 +159,9 @@ def _without_gil(block: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _gil_block(stmt: ast.AST) -> bool:
-    if type(stmt) is not ast.With:
+    if not isinstance(stmt, ast.With):
         return False
-    for item in stmt.items:  # type: ignore[attr-defined]
+    for item in stmt.items:
         lock = item.context_expr
         if isinstance(lock, ast.Call):
             lock = lock.func
