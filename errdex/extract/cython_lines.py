@@ -29,6 +29,7 @@ _MARKS = (
     "cdef", "cpdef", "ctypedef", "cimport", "include", "DEF", "IF", "ELIF", "ELSE",
     "property", "except", "sizeof", "<", "&", "c'", 'c"',
 )  # fmt: skip
+_MARKED = re.compile("|".join(re.escape(mark) for mark in _MARKS))
 _SUSPECT = re.compile(
     r"^\s*(?:cdef|cpdef|ctypedef|include|DEF|IF|ELIF|ELSE)\b|\bcimport\b"
     r"|^\s*property\s+\w+\s*:|\bexcept\b[^:\n]*,"
@@ -40,8 +41,6 @@ _SUSPECT = re.compile(
 _TYPED_DEF = re.compile(r"\bdef\s+\w+\s*\(.*?[\w\]*]\s+\**[A-Za-z_]", re.DOTALL)
 # a block the rewrite must know of even when nothing in its header changes
 _HEADERS = ("def ", "async def ", "class ")
-_OPEN = "([{"
-_CLOSE = ")]}"
 
 
 class Unsure(Exception):
@@ -83,7 +82,7 @@ def logical_lines(lines: list[str]) -> Iterator[LogicalLine]:
         column = len(text) - len(text.lstrip())
         body = text if first == number else "\n".join(lines[first - 1 : number])
         opens = ""
-        suspect = any(mark in body for mark in _MARKS) and _SUSPECT.search(body) is not None
+        suspect = _MARKED.search(body) is not None and _SUSPECT.search(body) is not None
         if body.startswith(_HEADERS, column):
             opens = "class" if body.startswith("class", column) else "def"
             suspect = suspect or (opens == "def" and _TYPED_DEF.search(body) is not None)
@@ -119,8 +118,13 @@ def _scan(line: str, at: int, depth: int) -> tuple[int, str, int]:
 
 
 def _brackets(line: str, start: int, end: int) -> int:
-    part = line[start:end]
-    return sum(part.count(c) for c in _OPEN) - sum(part.count(c) for c in _CLOSE)
+    part = line[start:end] if start or end < len(line) else line
+    if not any(bracket in part for bracket in "()[]{}"):
+        return 0
+    return (
+        part.count("(") + part.count("[") + part.count("{")
+        - part.count(")") - part.count("]") - part.count("}")
+    )  # fmt: skip
 
 
 def _close(line: str, quotes: str, at: int) -> int:
