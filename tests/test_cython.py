@@ -269,6 +269,39 @@ def test_c_declarations_casts_and_compile_time_names() -> None:
     ]
 
 
+DECORATED = """\
+cimport cython
+
+cdef class Reader:
+    cdef Py_ssize_t _pos
+
+    @cython.locals(size="unsigned int")
+    cdef _read(self)
+
+    @cython.locals(
+        fin=bint,
+        length=Py_ssize_t,
+    )
+    @cython.boundscheck(False)
+    cpdef void _frame(self, bint fin, int opcode) except *
+
+    @cython.final
+    def check(self, int n):
+        if n < 0:
+            raise ValueError(f"n must be non-negative, got {n}")
+"""
+
+
+def test_decorators_over_a_prototype_go_with_it() -> None:
+    """A .pxd's `@cython.locals(...)` over a prototype (aiohttp 3.14.5's
+    _websocket/reader_c.pxd has both forms): the prototype is no Python, nor are its
+    decorators; a decorated function keeps its own."""
+    (site,) = cython_sites(DECORATED, "pkg/_reader.pxd")
+    assert site.location.line == line_of(DECORATED, "must be non-negative")
+    assert site.location.function == "Reader.check"
+    assert [g.test for g in site.guard] == ["n < 0"]
+
+
 def test_every_name_keeps_its_place_in_the_file() -> None:
     """The tree the visitor reads has the file's own columns: each name slices out of
     the file's line (in UTF-8 bytes) as itself."""

@@ -54,6 +54,7 @@ _POINTERS = frozenset({"*", "**", "&"})
 _CAST_OPS = frozenset({"*", "**", "&", ".", ",", ":", "?"})
 _C_SUFFIX = frozenset("uUlL")  # `0x736fULL`: the suffixes of a C integer literal
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DECORATOR_LINES = 64  # the most lines a decorator over a prototype is looked for in
 
 
 class RewriteError(Exception):
@@ -757,6 +758,8 @@ class _Writer:
         `pass` where a statement was)."""
         line, column = first.start
         end_line, end = last.end
+        if keep == "pass":
+            self._undecorate(line, column)
         if line == end_line:
             self.edits.append(_Edit(line, column, end, keep))
             return
@@ -764,6 +767,34 @@ class _Writer:
         for middle in range(line + 1, end_line):
             self.edits.append(_Edit(middle, 0, -1, ""))
         self.edits.append(_Edit(end_line, 0, end, ""))
+
+    def _undecorate(self, line: int, column: int) -> None:
+        """Blank the decorators right above line `line` at `column` (a .pxd's
+        `@cython.locals(n="int")` over a prototype): Python takes none over a `pass`. A
+        decorator's lines are those from its `@` down, deeper than `column` but for a
+        closing bracket; any other line above ends the search, as does a decorator longer
+        than _DECORATOR_LINES."""
+        above = line - 1
+        while above >= 1:
+            top = above
+            while top >= max(1, above - _DECORATOR_LINES):
+                text = self.lines[top - 1]
+                stripped = text.lstrip()
+                indent = len(text) - len(stripped)
+                if stripped and indent == column and stripped.startswith("@"):
+                    break
+                if stripped and indent < column:
+                    return
+                if stripped and indent == column and stripped[0] not in ")]}#":
+                    return
+                top -= 1
+            if top < max(1, above - _DECORATOR_LINES) or any(
+                top <= edit.line <= above for edit in self.edits
+            ):
+                return  # no decorator, or one the rewrite already edits: left to Python
+            self.edits.append(_Edit(top, column, -1, ""))
+            self.edits.extend(_Edit(middle, 0, -1, "") for middle in range(top + 1, above + 1))
+            above = top - 1
 
     def result(self) -> CythonRewrite:
         lines = list(self.lines)
