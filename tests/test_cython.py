@@ -12,6 +12,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 import errdex
@@ -28,6 +29,7 @@ from errdex.match import Matcher
 from errdex.model import ErrorSite, Snapshot
 from errdex.store import Store, open_store
 from tests.conftest import require_pypi, write_tree
+from tests.web_support import running
 
 
 def cython_sites(code: str, path: str = "pkg/_lib.pyx") -> list[ErrorSite]:
@@ -459,6 +461,14 @@ def test_a_message_raised_in_a_pyx_matches(reader_store: Store) -> None:
     top = Matcher(reader_store).match("ValueError: header must be non-negative, got -1").matches[0]
     assert (top.file, top.line, top.version) == ("pkg/_reader.pyx", 9, "1.1")
     assert top.values == {"header": "-1"}
+
+
+def test_the_error_page_shows_the_snippet_as_cython(reader_store: Store) -> None:
+    top = Matcher(reader_store).match("ValueError: header must be non-negative, got -1").matches[0]
+    with running(reader_store) as base:
+        page = httpx.get(f"{base}/errors/{top.id}", timeout=30)
+    assert page.status_code == 200
+    assert '<span class="k">cdef</span>' in page.text  # Python's lexer makes it a name
 
 
 @pytest.mark.parametrize("path", ["pkg/_reader.pyx", "_reader.pyx", "pkg\\_reader.pyx"])

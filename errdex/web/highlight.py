@@ -8,11 +8,24 @@ from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
-from pygments.lexers import CLexer, CppLexer, CudaLexer, PythonLexer, RustLexer
+from pygments.lexers import (
+    CLexer,
+    CppLexer,
+    CudaLexer,
+    CythonLexer,
+    PythonLexer,
+    RustLexer,
+)
 
 _LEXER = PythonLexer(stripnl=False, ensurenl=False)
-# the lexer of each `location.language` of a native site
-_NATIVE = {"c": CLexer, "cpp": CppLexer, "cuda": CudaLexer, "rust": RustLexer}
+# the lexer of each `location.language` but Python's
+_LEXERS = {
+    "cython": CythonLexer,
+    "c": CLexer,
+    "cpp": CppLexer,
+    "cuda": CudaLexer,
+    "rust": RustLexer,
+}
 
 
 @lru_cache(maxsize=1)
@@ -49,5 +62,5 @@ def snippet_html(
 
 @lru_cache(maxsize=8)
 def _lexer(language: str) -> Lexer:
-    native = _NATIVE.get(language)
-    return _LEXER if native is None else native(stripnl=False, ensurenl=False)
+    lexer = _LEXERS.get(language)
+    return _LEXER if lexer is None else lexer(stripnl=False, ensurenl=False)
