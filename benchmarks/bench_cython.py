@@ -1,6 +1,7 @@
 # What reading Cython costs and finds, on pandas 3.1.1's sdist: the cold index of the
 # whole tree beside the cold index of the same tree without its .pyx, .pxd and .pxi files
-# (the Python-only index errdex made before it read Cython), run after run in the same
+# (the Python-only index errdex made before it read Cython), both without the native
+# sources (`--no-native`: bench_native.py times those), run after run in the same
 # process so that both meet the same machine; then the `raise` statements of the .pyx
 # files, counted by Python's tokenizer, beside the sites errdex finds on their lines.
 from __future__ import annotations
@@ -58,7 +59,8 @@ def main() -> None:
     ]
     save(
         "cython.md",
-        f"pandas 3.1.1 sdist, its package code (`pandas/`); medians of {RUNS} runs, "
+        f"pandas 3.1.1 sdist, its package code (`pandas/`), without native sources; "
+        f"medians of {RUNS} runs, "
         f"alternating; target: at most {TARGET}\n\n"
         + table(rows, ["measure", "with Cython files", "Python files only", "ratio"])
         + "\n\n"
@@ -76,6 +78,7 @@ def _cold_index(tree: Path, scratch: Path) -> Timing:
     folder = Path(tempfile.mkdtemp(dir=scratch))
     env = {"ERRDEX_CACHE": str(folder / "cache"), "CI": "1"}
     command = [sys.executable, "-m", "errdex", "index", str(tree), "--db", str(folder / "db")]
+    command.append("--no-native")
     return run_timed(command, env=env)
 
 
@@ -96,7 +99,7 @@ def _found(root: Path) -> str:
         package="pandas", version="3.1.1", root=root, source=str(root), code_paths=("pandas/_libs",)
     )
     cache = NoCache()
-    extraction = extract(snapshot, scan(snapshot, cache), cache, workers=1)
+    extraction = extract(snapshot, scan(snapshot, cache, native=False), cache, workers=1)
     sites = {
         (s.location.file, s.location.line)
         for s in extraction.sites
