@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import io
+import os
+import subprocess
 import sys
 import textwrap
 import tokenize
@@ -461,6 +463,20 @@ def test_a_message_raised_in_a_pyx_matches(reader_store: Store) -> None:
     top = Matcher(reader_store).match("ValueError: header must be non-negative, got -1").matches[0]
     assert (top.file, top.line, top.version) == ("pkg/_reader.pyx", 9, "1.1")
     assert top.values == {"header": "-1"}
+
+
+def test_the_index_summary_says_how_many_sites_are_cython(tmp_path: Path) -> None:
+    tree = write_tree(tmp_path / "pkg", reader_files("1.0"))
+    done = subprocess.run(
+        [sys.executable, "-m", "errdex", "index", str(tree), "--db", str(tmp_path / "db")],
+        env={**os.environ, "ERRDEX_CACHE": str(tmp_path / "cache"), "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 error sites, 2 of them Cython, 0 skipped" in done.stdout
 
 
 def test_the_error_page_shows_the_snippet_as_cython(reader_store: Store) -> None:

@@ -276,9 +276,11 @@ def _print_summary(result: IndexResult) -> None:
             f" (native: {files:,} files, {sites:,} sites{'; ' + languages if languages else ''})"
         )
     python_sites = result.site_count - sum(n for _, _, n in result.native)
+    cython = sum(1 for site in result.sites if site.location.language == "cython")
+    of_them = f", {cython:,} of them Cython" if cython else ""
     out.say(
         f"{snap.package} {snap.version}: {result.files:,} files ({result.parsed:,} parsed), "
-        f"{python_sites:,} error sites{native}, {len(result.skipped)} skipped, "
+        f"{python_sites:,} error sites{of_them}{native}, {len(result.skipped)} skipped, "
         f"{result.seconds:.1f} s"
     )
 
