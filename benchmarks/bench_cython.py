@@ -18,9 +18,10 @@ from benchmarks.common import Timing, as_installed, median, run_timed, save, tab
 from errdex.extract import scan
 from errdex.extract.cache import NoCache
 from errdex.extract.cython_syntax import rewrite
-from errdex.extract.files import CYTHON_SUFFIXES, walk_files
+from errdex.extract.files import walk_files
 from errdex.extract.parse import decode
 from errdex.extract.pipeline import extract
+from errdex.languages import CYTHON_SUFFIXES
 from errdex.model import Snapshot
 from errdex.sources import resolve
 

@@ -93,7 +93,8 @@ class Location:
     line: int  # the line of the raise / assert keyword, or of the helper call
     end_line: int
     function: str  # enclosing qualified name: Class.method, outer.inner, or "<module>"
-    # the language of the file: "python" today; native and Cython sites name theirs
+    # the language of the file: "python" or "cython" (both read with `ast`), or a native
+    # one (extract/native/files.py's LANGUAGES: "c", "cpp", "cuda", "rust")
     language: str = "python"
 
 

@@ -32,6 +32,7 @@ STAGES = [
         "errdex.codec",
         "errdex.text",
         "errdex.names",
+        "errdex.languages",
         "errdex.rank",
         "errdex.markup",
         "errdex.places",

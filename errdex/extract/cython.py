@@ -15,18 +15,15 @@ from dataclasses import replace
 
 from errdex.extract.cython_syntax import RewriteError, rewrite
 from errdex.extract.facts import FileFacts
-from errdex.extract.files import CYTHON_SUFFIXES, MAX_FILE_BYTES, too_big
+from errdex.extract.files import MAX_FILE_BYTES, too_big
 from errdex.extract.parse import Skip, check_size, decode
 from errdex.extract.visitor import FileVisitor
+from errdex.languages import is_cython
 
-__all__ = ["LANGUAGE", "UNREADABLE", "is_cython", "join_units", "parse_cython"]
+__all__ = ["LANGUAGE", "UNREADABLE", "join_units", "parse_cython"]
 
 LANGUAGE = "cython"
 UNREADABLE = "cannot parse as Cython"  # how the reason of a skipped Cython file starts
-
-
-def is_cython(path: str) -> bool:
-    return path.endswith(CYTHON_SUFFIXES)
 
 
 def parse_cython(

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from errdex.languages import CYTHON_SUFFIXES
 from errdex.model import SkippedFile
 from errdex.sources.reading import is_clean_name, resolves_inside, shown_name, special_kind
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a bigger file is skipped, with the reason (too_big)
-CYTHON_SUFFIXES = (".pyx", ".pxd", ".pxi")  # read by extract/cython.py
 SOURCE_SUFFIXES = (".py", *CYTHON_SUFFIXES)  # the files the walk takes
 
 

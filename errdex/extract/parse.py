@@ -30,8 +30,9 @@ import warnings
 
 from errdex.extract.downgrade import downgrade
 from errdex.extract.facts import FileFacts
-from errdex.extract.files import CYTHON_SUFFIXES, MAX_FILE_BYTES, too_big
+from errdex.extract.files import MAX_FILE_BYTES, too_big
 from errdex.extract.visitor import FileVisitor
+from errdex.languages import is_cython
 
 MAX_NODES = 2_000_000
 MAX_GUARD_WORK = 5_000_000
@@ -68,7 +69,7 @@ def parse_file(
     """Return the facts of one file's source bytes; raise Skip when it is not usable
     (it does not decode or parse, or passes one of the caps above). A Cython file (.pyx,
     .pxd, .pxi) is read by extract/cython.py."""
-    if path.endswith(CYTHON_SUFFIXES):
+    if is_cython(path):
         from errdex.extract.cython import parse_cython
 
         return parse_cython(data, path, module, strict=strict, want_calls=want_calls)

@@ -31,6 +31,7 @@ from typing import Any
 from errdex import places
 from errdex.hook import _compiled, _dists, _values
 from errdex.hook._answers import Answer, Kept, answer_of, values_in
+from errdex.languages import is_cython
 from errdex.markup import clip, plain, printable
 from errdex.names import canonical
 
@@ -170,9 +171,6 @@ def _owner(path: str) -> _Owner | None:
     return None
 
 
-_CYTHON = (".pyx", ".pxd", ".pxi")
-
-
 def _place(frame: FrameType) -> tuple[_Owner | None, str, str]:
     """(owner, path, file) of a frame: the distribution its file belongs to, the path the
     lookup reads and the file as the index names it (None, path, "" for none).
@@ -183,7 +181,7 @@ def _place(frame: FrameType) -> tuple[_Owner | None, str, str]:
     distribution's RECORD) says the owner, and whose name the source's folder
     (`pandas._libs.parsers` -> `pandas/_libs/`)."""
     path = frame.f_code.co_filename
-    if not path.endswith(_CYTHON) or os.path.isabs(path):
+    if not is_cython(path) or os.path.isabs(path):
         owner = _owner(path)
         return owner, path, "" if owner is None else _relative(owner, path)
     module = frame.f_globals.get("__name__")

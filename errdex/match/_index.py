@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from errdex.languages import is_cython
 from errdex.model import IndexedSite
 from errdex.names import canonical as canonicalize_name
 from errdex.store import Store, version_key
@@ -32,7 +33,6 @@ CANDIDATES = 32
 PRESELECT = 4 * CANDIDATES
 MAX_PRESELECT = 2000
 MIN_KEYS = 4  # look up at least this many keys, however common
-_CYTHON = (".pyx", ".pxd", ".pxi")
 _ALIASES = {"EnvironmentError": "OSError", "IOError": "OSError", "WindowsError": "OSError"}
 
 
@@ -92,7 +92,7 @@ def frame_fit(path: str, file: str) -> int:
     package it copies."""
     rels = (file, file[4:]) if file.startswith(("src/", "lib/")) else (file,)
     fit = max((len(rel) for rel in rels if path == rel or path.endswith("/" + rel)), default=0)
-    if not fit and "/" not in path and path.endswith(_CYTHON) and file.endswith("/" + path):
+    if not fit and "/" not in path and is_cython(path) and file.endswith("/" + path):
         return len(path)  # compiled Cython names only the file (`parsers.pyx`)
     return fit
 

@@ -1,21 +1,15 @@
 # What the matcher knows of compiled extensions: which indexed files are native sources
-# (by their name), which exception classes a traceback shows as living in an extension
-# module (`pydantic_core._pydantic_core.ValidationError`), and what to say when the
+# (by their name: errdex/languages.py), which exception classes a traceback shows as
+# living in an extension module (`pydantic_core._pydantic_core.ValidationError`), and
+# what to say when the
 # extension's sources are not in what was indexed, instead of guessing among Python
 # sites of other packages (pydantic v1's ValidationError for pydantic v2's).
 from __future__ import annotations
 
+from errdex.languages import is_native
 from errdex.names import canonical
 
-_NATIVE_SUFFIXES = (
-    ".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".inl", ".ipp",
-    ".cu", ".cuh", ".rs", ".src",
-)  # fmt: skip
-
-
-def is_native(file: str) -> bool:
-    """Whether an indexed file is a native source (C, C++, CUDA, Rust)."""
-    return file.lower().endswith(_NATIVE_SUFFIXES)
+__all__ = ["extension_module", "is_native", "not_indexed"]
 
 
 def extension_module(exception: str | None) -> tuple[str, str] | None:

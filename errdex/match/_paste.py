@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import re2
 
+from errdex.languages import is_cython
+
 __all__ = ["Frame", "Segment", "clean_lines", "parse_lines", "parse_paste"]
 
 # CSI (colours, cursor moves), OSC (hyperlinks, titles) and the two-byte escapes.
@@ -264,15 +266,12 @@ def _parse_frame(line: str) -> Frame | None:
     return None
 
 
-_CYTHON = (".pyx", ".pxd", ".pxi")
-
-
 def _cython_path(path: str, function: str) -> str:
     """A compiled Cython frame's file in its package: Cython may name only the file
     (`File "parsers.pyx", line 735, in pandas._libs.parsers.TextReader.__cinit__`); the
     function's module says its folder (`pandas/_libs/parsers.pyx`). Any other path as is
     (a .pxi's folder is not known: the matcher fits it by its name alone)."""
-    if "/" in path or not path.endswith(_CYTHON):
+    if "/" in path or not is_cython(path):
         return path
     parts = function.split(".")
     stem = path.rpartition(".")[0]
