@@ -651,3 +651,12 @@ def test_pandas_empty_data_error_is_its_own_exception(pandas_store: Store) -> No
     record = pandas_store.get(top.matches[0].id)
     assert record is not None
     assert record.site.exception.qualname == "pandas.errors.EmptyDataError"
+
+
+def test_a_lone_surrogate_in_a_message_is_kept_as_its_escape() -> None:
+    code = 'cdef check(int n):\n    if n:\n        raise ValueError("bad \\ud800 at \\x00")\n'
+    (site,) = cython_sites(code)
+    assert site.message is not None
+    text = site.message.text
+    assert not any("\ud800" <= ch <= "\udfff" or ch == "\0" for ch in text), text
+    text.encode("utf-8")  # storable

@@ -16,7 +16,7 @@ from dataclasses import replace
 from errdex.extract.cython_syntax import RewriteError, rewrite
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, too_big
-from errdex.extract.parse import Skip, check_size, decode
+from errdex.extract.parse import Skip, check_size, decode, keep_storable
 from errdex.extract.visitor import FileVisitor
 from errdex.languages import is_cython
 
@@ -55,6 +55,7 @@ def parse_cython(
     except (RecursionError, MemoryError):
         raise Skip("too deeply nested to parse") from None
     check_size(tree, data)
+    keep_storable(tree, text)
     visitor = FileVisitor(text, path, module, strict=strict, want_calls=want_calls)
     try:
         facts = visitor.visit_module(tree)

@@ -89,8 +89,7 @@ def parse_file(
     except (RecursionError, MemoryError):
         raise Skip("too deeply nested to parse") from None
     check_size(tree, data)
-    if _UNSTORABLE_ESCAPE.search(text):
-        _escape_unstorable(tree)
+    keep_storable(tree, text)
     visitor = FileVisitor(text, path, module, strict=strict, want_calls=want_calls)
     try:
         return visitor.visit_module(tree)
@@ -117,6 +116,13 @@ def _parse(text: str, path: str) -> ast.Module:
 _UNSTORABLE_ESCAPE = re.compile(
     r"\\(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F]|0|x00|u0000|U00000000|N\{)"
 )
+
+
+def keep_storable(tree: ast.Module, text: str) -> None:
+    """Escape the lone surrogates and NULs of the tree of `text`, when `text` may hold any
+    (see _escape_unstorable)."""
+    if _UNSTORABLE_ESCAPE.search(text):
+        _escape_unstorable(tree)
 
 
 def _escape_unstorable(tree: ast.Module) -> None:
