@@ -40,6 +40,7 @@ from errdex.explain.reuse import (
 from errdex.explain.situations import common_situations
 from errdex.explain.solutions import (
     MAX_SOLUTIONS,
+    PRINTED_ABOVE,
     Context,
     Handoff,
     public_sources,
@@ -559,8 +560,7 @@ def _converted_by_callers(
 
 def _unprinted(fix: Fix) -> Fix:
     """`fix` without its pointer to the traceback, for an error the package catches."""
-    text = fix.text.replace(" (printed above this error in the traceback)", "")
-    text = text.replace(", printed above this error in the traceback", "")
+    text = fix.text.replace(f" ({PRINTED_ABOVE})", "").replace(f", {PRINTED_ABOVE}", "")
     return fix if text == fix.text else dataclasses.replace(fix, text=text)
 
 
@@ -632,16 +632,18 @@ def _settable(site: ErrorSite, index: KnobIndex) -> ErrorSite:
     site = with_knobs(site, index)
     if not any(i.knobs and i.kind in ("global", "parameter") for i in site.inputs):
         return site
-    inputs = tuple(
-        replaced(i, access="public")
-        if i.kind == "global" and i.knobs
-        # a validator's value: the user sets the field, never the parameter
-        else replaced(i, access="internal")
-        if i.kind == "parameter" and any(k.kind == "constructor" for k in i.knobs)
-        else i
-        for i in site.inputs
-    )
-    return replaced(site, inputs=inputs)
+    return replaced(site, inputs=tuple(_access_from_knobs(i) for i in site.inputs))
+
+
+def _access_from_knobs(item: Input) -> Input:
+    """A module setting a knob sets is the user's; a validator's parameter that a field
+    fills (its knob is the field, as a constructor parameter) is not: the user sets the
+    field, never the parameter."""
+    if item.kind == "global" and item.knobs:
+        return replaced(item, access="public")
+    if item.kind == "parameter" and any(k.kind == "constructor" for k in item.knobs):
+        return replaced(item, access="internal")
+    return item
 
 
 def internal_invariant(analysis: Analysis, fixes: list[Fix]) -> bool:

@@ -40,7 +40,13 @@ class Owner:
 
 
 # How an exception class's name ends, or one of its bases'.
-ERROR_ENDINGS = ("Error", "Exception", "Warning", "Exit", "Interrupt")
+_ERROR_ENDINGS = ("Error", "Exception", "Warning", "Exit", "Interrupt")
+
+
+def error_named(written: str) -> bool:
+    """Whether a class name as written (`errors.RetryError`, `Base[T]`) reads as an
+    exception class's."""
+    return written.split("[", 1)[0].rsplit(".", 1)[-1].endswith(_ERROR_ENDINGS)
 
 
 class Catalog:
@@ -120,10 +126,7 @@ class Catalog:
             doc=None if doc is None else first_sentence(doc) or None,
             init_names=fact.init_names,
             abstract=fact.abstract,
-            error=any(
-                n.split("[", 1)[0].rsplit(".", 1)[-1].endswith(ERROR_ENDINGS)
-                for n in (fact.qualname, *fact.bases)
-            ),
+            error=any(error_named(n) for n in (fact.qualname, *fact.bases)),
         )
 
 

@@ -130,9 +130,9 @@ _SPLIT: dict[str, Callable[[Any, Inputs, bool], list[Clause] | None]] = {
 
 def say(node: Expr, inputs: Inputs, holds: bool = True) -> Clause:
     """One clause for `node` being true (or false when `holds` is False)."""
-    matched = _match_test(node, inputs, holds)
-    if matched is not None:
-        return matched
+    result = _result_test(node, inputs, holds)
+    if result is not None:
+        return result
     handler = _SAY.get(type(node).__name__, _truthy)  # any other expression: its truth
     found = handler(node, inputs, holds)
     if found.env is None and type(node).__name__ not in _COMBINED:
@@ -175,10 +175,11 @@ def _lookup_test(call: Call, inputs: Inputs, found: bool) -> Clause | None:
     )
 
 
-def _match_test(node: Expr, inputs: Inputs, holds: bool) -> Clause | None:
-    """A test of what a regular expression made of a text (`m = re.match(p, text)`, then
-    `if m is None:` or `if not m:`), said of the text: "`text` does not match `p`"."""
-    found = True  # whether the test, as written, holds when the text matched
+def _result_test(node: Expr, inputs: Inputs, holds: bool) -> Clause | None:
+    """A test of what a call made of its argument, said of the argument: a regular
+    expression's match (`m = RX.match(text)`, then `if m is None:`) or a lookup's find
+    (`cls = TABLE.get(name)`, then `if not cls:`); None for any other test."""
+    found = True  # whether the test, as written, holds when the call found something
     if isinstance(node, Compare) and len(node.ops) == 1 and node.ops[0] in ("is", "is not"):
         right = node.comparators[0]
         if not (isinstance(right, Constant) and right.value is None):
@@ -188,32 +189,37 @@ def _match_test(node: Expr, inputs: Inputs, holds: bool) -> Clause | None:
         return None
     local = inputs.get(node.id)
     call = None if local is None or local.kind != "local" else local.default_tree
-    if isinstance(call, Call) and call.name == "get" and len(call.args) == 1:
-        return _lookup_test(call, inputs, found == holds)
-    if not isinstance(call, Call) or call.name not in _MATCHERS or call.keywords:
+    if not isinstance(call, Call) or call.keywords:
         return None
-    if isinstance(call.func, Attribute) and code(call.func.value) in ("`re`", "`regex`"):
+    if call.name == "get" and len(call.args) == 1:
+        return _lookup_test(call, inputs, found == holds)
+    if call.name in _MATCHERS:
+        return _regex_test(call, inputs, found == holds)
+    return None
+
+
+def _regex_test(call: Call, inputs: Inputs, matched: bool) -> Clause | None:
+    """`re.match(p, text)` or `RX.match(text)` having matched (or not), said of `text`."""
+    if not isinstance(call.func, Attribute):
+        return None
+    if code(call.func.value) in ("`re`", "`regex`"):
         if len(call.args) < 2:
             return None
         pattern, text = call.args[0], call.args[1]
-    elif isinstance(call.func, Attribute) and len(call.args) == 1:
+    elif len(call.args) == 1:
         pattern, text = call.func.value, call.args[0]
     else:
         return None
     shown = repr(pattern.value) if isinstance(pattern, Constant) else code(pattern)
     name = code(text)
     subject = _subject(text, inputs)
-    verb = "fully matches" if call.name == "fullmatch" else "matches"
-    if found == holds:
-        said = f"{name} {verb} {shown}"
+    verb = "fully match" if call.name == "fullmatch" else "match"
+    if matched:
+        said = f"{name} {verb}es {shown}"
         fix = f"Use a {name} that does not match {shown}"
     else:
-        said = (
-            f"{name} does not match {shown}"
-            if verb == "matches"
-            else (f"{name} does not fully match {shown}")
-        )
-        fix = f"Use a {name} that {verb} {shown}"
+        said = f"{name} does not {verb} {shown}"
+        fix = f"Use a {name} that {verb}es {shown}"
     return Clause(
         text=said,
         subject=subject,

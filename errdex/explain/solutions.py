@@ -62,6 +62,9 @@ _ANYWHERE = re.compile(
     re.I,
 )
 _TOKEN = re.compile(r"`([^`]+)`|(?<![\w-])(--[a-z][\w-]*|[A-Z][A-Z0-9_]{3,}|[a-z]\w*_\w+)")
+# Where Python prints the exception a handler caught: a page says so only when a
+# traceback shows it (explain/__init__.py drops it for an error the package keeps).
+PRINTED_ABOVE = "printed above this error in the traceback"
 _EXC_IMPORT = ("ImportError", "ModuleNotFoundError")
 # A private function's parameters to where they come from: the public caller's name and
 # its parameters that reach them, or the fields (as inputs, with their knobs) of the
@@ -964,7 +967,7 @@ def _shown(site: ErrorSite) -> str:
         return "; the traceback does not show it (`from None`)"
     if site.exception.qualname.startswith("pydantic_core."):
         return ""
-    return ", printed above this error in the traceback"
+    return f", {PRINTED_ABOVE}"
 
 
 def _avoids(fix: Fix) -> bool:
@@ -1043,8 +1046,7 @@ def _handled_cause(site: ErrorSite, caught: str, line: int) -> str:
             f" this error as a line of a `ValidationError`, without it"
         )
     return (
-        f"Look at the {caught} it handles, {origin} (printed above this error in the"
-        " traceback): its message says what failed"
+        f"Look at the {caught} it handles, {origin} ({PRINTED_ABOVE}): its message says what failed"
     )
 
 

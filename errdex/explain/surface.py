@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from errdex.explain.access import private_path
 from errdex.explain.callgraph import CallGraph
-from errdex.explain.catalog import ERROR_ENDINGS
+from errdex.explain.catalog import error_named
 from errdex.explain.knobs import KnobIndex
 from errdex.explain.records import replaced
 from errdex.extract.facts import CallFact, ClassFact, FileFacts
@@ -50,7 +50,7 @@ def _error_classes(classes: dict[str, ClassFact]) -> frozenset[str]:
             if qualified in found:
                 continue
             bases = [b.split("[", 1)[0].rsplit(".", 1)[-1] for b in fact.bases]
-            if any(b.endswith(ERROR_ENDINGS) or b in names for b in bases):
+            if any(error_named(b) or b in names for b in bases):
                 found.add(qualified)
                 names.add(qualified.rsplit(".", 1)[-1])
                 changed = True
