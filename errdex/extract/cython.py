@@ -16,8 +16,7 @@ from dataclasses import replace
 from errdex.extract.cython_syntax import RewriteError, rewrite
 from errdex.extract.facts import FileFacts
 from errdex.extract.files import MAX_FILE_BYTES, too_big
-from errdex.extract.parse import Skip, check_size, decode, keep_storable
-from errdex.extract.visitor import FileVisitor
+from errdex.extract.parse import Skip, analysed, decode, reading
 from errdex.languages import is_cython
 
 __all__ = ["LANGUAGE", "UNREADABLE", "join_units", "parse_cython"]
@@ -38,29 +37,18 @@ def parse_cython(
     does not decode, its Cython cannot be read as Python, or it passes a cap of parse.py)."""
     if len(data) > MAX_FILE_BYTES:
         raise Skip(too_big(len(data)))
-    try:
-        text = decode(data)
-        with warnings.catch_warnings():  # what Python would warn about the indexed code
-            warnings.simplefilter("ignore")
-            tree, includes = _parse(text, path)
-    except RewriteError as exc:
-        raise Skip(f"{UNREADABLE}: {exc}") from None
-    except SyntaxError as exc:
-        where = "" if exc.lineno is None else f" (line {exc.lineno})"
-        raise Skip(f"{UNREADABLE}: {exc.msg}{where}") from None
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise Skip(f"cannot decode: {exc}") from None
-    except ValueError as exc:  # e.g. source contains null bytes
-        raise Skip(f"cannot parse: {exc}") from None
-    except (RecursionError, MemoryError):
-        raise Skip("too deeply nested to parse") from None
-    check_size(tree, data)
-    keep_storable(tree, text)
-    visitor = FileVisitor(text, path, module, strict=strict, want_calls=want_calls)
-    try:
-        facts = visitor.visit_module(tree)
-    except RecursionError:
-        raise Skip("too deeply nested to analyse") from None
+    with reading():
+        try:
+            text = decode(data)
+            with warnings.catch_warnings():  # what Python would warn about the indexed code
+                warnings.simplefilter("ignore")
+                tree, includes = _parse(text, path)
+        except RewriteError as exc:
+            raise Skip(f"{UNREADABLE}: {exc}") from None
+        except SyntaxError as exc:
+            where = "" if exc.lineno is None else f" (line {exc.lineno})"
+            raise Skip(f"{UNREADABLE}: {exc.msg}{where}") from None
+    facts = analysed(tree, text, data, path, module, strict=strict, want_calls=want_calls)
     folder = posixpath.dirname(path)
     return replace(
         facts,

@@ -27,6 +27,8 @@ import re
 import sys
 import tokenize
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from errdex.extract.downgrade import downgrade
 from errdex.extract.facts import FileFacts
@@ -75,19 +77,42 @@ def parse_file(
         return parse_cython(data, path, module, strict=strict, want_calls=want_calls)
     if len(data) > MAX_FILE_BYTES:
         raise Skip(too_big(len(data)))
+    with reading():
+        try:
+            text = decode(data)
+            with warnings.catch_warnings():  # what Python would warn about the indexed code
+                warnings.simplefilter("ignore")  # ("\d", `1()`) is no concern of our user
+                tree = _parse(text, path)
+        except SyntaxError as exc:
+            raise Skip(_unparsed(exc)) from None
+    return analysed(tree, text, data, path, module, strict=strict, want_calls=want_calls)
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """Turn what decoding and parsing a file's text raise into the Skip that says why."""
     try:
-        text = decode(data)
-        with warnings.catch_warnings():  # what Python would warn about the indexed code
-            warnings.simplefilter("ignore")  # ("\d", `1()`) is no concern of our user
-            tree = _parse(text, path)
-    except SyntaxError as exc:
-        raise Skip(_unparsed(exc)) from None
+        yield
     except (UnicodeDecodeError, LookupError) as exc:
         raise Skip(f"cannot decode: {exc}") from None
     except ValueError as exc:  # e.g. source contains null bytes
         raise Skip(f"cannot parse: {exc}") from None
     except (RecursionError, MemoryError):
         raise Skip("too deeply nested to parse") from None
+
+
+def analysed(
+    tree: ast.Module,
+    text: str,
+    data: bytes,
+    path: str,
+    module: str,
+    *,
+    strict: bool,
+    want_calls: frozenset[int],
+) -> FileFacts:
+    """The facts of a parsed module: its size checked, its literals made storable, its
+    statements visited."""
     check_size(tree, data)
     keep_storable(tree, text)
     visitor = FileVisitor(text, path, module, strict=strict, want_calls=want_calls)
