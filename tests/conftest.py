@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -29,6 +31,28 @@ from errdex.store import Store, open_store
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
+
+
+def run_errdex(
+    *args: str,
+    env: dict[str, str] | None = None,
+    prefix: tuple[str, ...] = (),
+    timeout: float = 120,
+    umask: int = -1,
+) -> subprocess.CompletedProcess[str]:
+    """`errdex ARGS` in a process of its own, as a user runs it: their environment (proxy
+    and CA settings included) with `env` over it; `prefix` runs it under another command
+    (`nice`, `timeout`), `umask` (-1: the caller's) under another file mode mask."""
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "errdex", *args],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        umask=umask,
+    )
+
 
 # $ERRDEX_TEST_CACHE, else errdex-test in the user cache dir (which follows XDG_CACHE_HOME).
 TEST_CACHE = Path(os.environ.get("ERRDEX_TEST_CACHE") or platformdirs.user_cache_dir("errdex-test"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from errdex.codec import dumps
-from tests.conftest import write_tree
+from tests.conftest import run_errdex, write_tree
 
 DEEP = "pkg/a_rather_long_folder_name/another_long_folder_name/yet_another_module.py"
 FILES = {
@@ -31,15 +31,7 @@ FILES = {
 
 
 def errdex(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ERRDEX_DB": str(db), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "errdex", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
+    return run_errdex(*args, env={"ERRDEX_DB": str(db), "NO_COLOR": "1"})
 
 
 @pytest.fixture(scope="module")

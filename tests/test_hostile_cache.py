@@ -9,26 +9,17 @@ import os
 import pickle
 import sqlite3
 import subprocess
-import sys
 import zlib
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import write_tree
+from tests.conftest import run_errdex, write_tree
 
 
 def errdex(*args: str, cache: Path, umask: int | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ERRDEX_CACHE": str(cache), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "errdex", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=300,
-        umask=-1 if umask is None else umask,
-    )
+    env = {"ERRDEX_CACHE": str(cache), "NO_COLOR": "1"}
+    return run_errdex(*args, env=env, timeout=300, umask=-1 if umask is None else umask)
 
 
 class Payload:

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import write_tree
+from tests.conftest import run_errdex, write_tree
 
 FILES = {
     "pkg/__init__.py": """
@@ -36,15 +36,7 @@ FILES = {
 
 
 def errdex(*args: str, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run(
-        [*prefix, sys.executable, "-m", "errdex", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
+    return run_errdex(*args, env={"NO_COLOR": "1"}, prefix=prefix)
 
 
 @pytest.fixture(scope="module")

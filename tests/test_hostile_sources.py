@@ -45,7 +45,7 @@ from errdex.sources.archive import Limits, extract_archive
 from errdex.sources.cache import materialise
 from errdex.sources.reading import NotRegularFile, read_regular
 from errdex.store import open_store
-from tests.conftest import write_tree
+from tests.conftest import run_errdex, write_tree
 from tests.fuzz_extract import check_source, mutants
 from tests.web_support import running
 
@@ -54,20 +54,6 @@ BAD = b"bad\xff"  # not UTF-8: os.fsdecode makes it "bad\udcff"
 
 def fs(raw: bytes) -> str:
     return os.fsdecode(raw)
-
-
-def run_errdex(
-    *args: str, env: dict[str, str], timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    """`errdex ARGS` in a process of its own, as a user runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "errdex", *args],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
 
 
 def index_dir(root: Path, tmp_path: Path, *extra: str, timeout: float = 120) -> dict[str, object]:

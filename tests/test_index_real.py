@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,7 @@ import pytest
 from errdex.extract.files import TEST_DIRS, is_test_file
 from errdex.sources import resolve
 from errdex.store import Store, open_store
-from tests.conftest import TEST_CACHE, require_pypi
+from tests.conftest import TEST_CACHE, require_pypi, run_errdex
 
 SEED = "encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)"
 
@@ -25,14 +23,7 @@ pytestmark = pytest.mark.network
 def errdex(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
     """Run the CLI as a user would: their environment (proxy and CA settings included),
     with the run's cache (ERRDEX_CACHE, set by conftest) and the CI flag."""
-    return subprocess.run(
-        [sys.executable, "-m", "errdex", *args, "--db", str(db)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-        env={**os.environ, "CI": "1"},
-    )
+    return run_errdex(*args, "--db", str(db), env={"CI": "1"}, timeout=900)
 
 
 @pytest.fixture(scope="module")
